@@ -1,0 +1,63 @@
+# KernelIndex. `make help` lists the targets; `make build` and `make test` set everything up.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+KI := $(BIN)/kernelindex
+DATA ?= data
+SITE ?= site
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install install-kernels validate fmt fmt-check schema test test-site build serve bench clean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The site builder and test tools only: no torch, so a data PR's CI installs in seconds.
+$(VENV)/.site-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+# torch (CPU build, pinned), triton and numpy for the kernels and the harness.
+$(VENV)/.kernels-installed: pyproject.toml $(VENV)/.site-installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,kernels]'
+	@touch $@
+
+install: $(VENV)/.site-installed ## Create .venv with the site builder and test tools (no torch)
+
+install-kernels: $(VENV)/.kernels-installed ## Add torch (CPU), triton and numpy for kernels and harness
+
+validate: install ## Check every file under data/ (errors print as path:line:col)
+	$(KI) validate $(DATA)
+
+fmt: install ## Rewrite data files into canonical form, keeping comments
+	$(KI) fmt $(DATA)
+
+fmt-check: install ## Fail if a data file is not in canonical form
+	$(KI) fmt --check $(DATA)
+
+schema: install ## Regenerate the JSON Schemas in schemas/json/
+	$(KI) schema
+
+test: install-kernels ## Run every test (kernels through the Triton interpreter on the CPU)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-site: install ## Run the tests that need no torch (what a data PR's CI runs)
+	$(BIN)/python -m pytest -m "not kernels" $(PYTEST_ARGS)
+
+build: install ## Build the site from data/ into site/
+	$(KI) build --data $(DATA) --out $(SITE)
+
+serve: build ## Build, then preview the site at http://127.0.0.1:$(PORT)/
+	$(KI) serve --dir $(SITE) --port $(PORT)
+
+bench: install-kernels ## Time the bundled kernels on a GPU (see benchmarks/)
+	$(BIN)/python benchmarks/kernels_bench.py
+
+clean: ## Remove the built site and caches (keeps .venv)
+	rm -rf $(SITE) .pytest_cache .cache

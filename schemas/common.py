@@ -1,0 +1,186 @@
+"""Primitives shared by every kind: the envelope, names, digests, dtypes, dates and durations."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime, timezone
+from enum import Enum
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+API_VERSION = "kernelindex.dev/v1alpha1"
+
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
+_SLUG_RE = re.compile(SLUG_PATTERN)
+TOKEN_PATTERN = r"^[a-z][a-z0-9_]*$"
+DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
+SLUG_MAX = 100
+
+
+def check_slug(value: str) -> str:
+    """A slug becomes a URL path segment and a file name, so it must never climb out of a folder."""
+    if not isinstance(value, str) or not _SLUG_RE.fullmatch(value):
+        raise ValueError(f"{value!r} is not a slug: use lowercase a-z, 0-9, '.', '_' and '-', starting with a letter or digit")
+    if ".." in value:
+        raise ValueError(f"{value!r} is not a slug: '..' is not allowed")
+    if len(value) > SLUG_MAX:
+        raise ValueError(f"slug is {len(value)} characters long; at most {SLUG_MAX}")
+    return value
+
+
+Slug = Annotated[str, AfterValidator(check_slug), Field(json_schema_extra={"pattern": SLUG_PATTERN})]
+Token = Annotated[str, Field(pattern=TOKEN_PATTERN, max_length=64)]
+Digest = Annotated[str, Field(pattern=DIGEST_PATTERN)]
+
+
+class StrictModel(BaseModel):
+    """Every model rejects unknown keys: a typo must fail, not vanish."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, frozen=False)
+
+
+class DType(str, Enum):
+    """Tensor element types. `float` is a placeholder an operation uses when the workload picks the type."""
+
+    fp64 = "fp64"
+    fp32 = "fp32"
+    tf32 = "tf32"
+    fp16 = "fp16"
+    bf16 = "bf16"
+    fp8_e4m3 = "fp8_e4m3"
+    fp8_e5m2 = "fp8_e5m2"
+    fp4_e2m1 = "fp4_e2m1"
+    int64 = "int64"
+    int32 = "int32"
+    int16 = "int16"
+    int8 = "int8"
+    uint8 = "uint8"
+    bool = "bool"
+    complex64 = "complex64"
+    complex128 = "complex128"
+    float = "float"
+
+
+# Bytes per element; `float` has no width until a workload binds it.
+DTYPE_BYTES: dict[str, float] = {
+    "fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8_e4m3": 1, "fp8_e5m2": 1,
+    "fp4_e2m1": 0.5, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
+    "complex64": 8, "complex128": 16,
+}
+
+# Concrete dtypes a workload may bind the `float` placeholder to.
+FLOAT_DTYPES = ("fp64", "fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1")
+
+
+def _utc_datetime(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        raise ValueError("a date alone is ambiguous: give a time and a timezone, e.g. 2025-08-07T21:42:12Z")
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z") or text.endswith("z"):
+            text = text[:-1] + "+00:00"
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 date-time") from None
+    else:
+        raise ValueError("expected an ISO 8601 date-time string")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("date-time has no timezone: add Z or an offset such as +00:00")
+    return moment.astimezone(timezone.utc)
+
+
+def format_utc(moment: datetime) -> str:
+    """Canonical timestamps: UTC, millisecond precision, trailing Z (as the public KernelIndex writes them)."""
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+UtcDateTime = Annotated[
+    datetime,
+    BeforeValidator(_utc_datetime),
+    PlainSerializer(format_utc, return_type=str, when_used="json"),
+    Field(json_schema_extra={"format": "date-time"}),
+]
+
+
+def _iso_date(value: Any) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 date (YYYY-MM-DD)") from None
+    raise ValueError("expected an ISO 8601 date (YYYY-MM-DD)")
+
+
+IsoDate = Annotated[
+    date,
+    BeforeValidator(_iso_date),
+    PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json"),
+    Field(json_schema_extra={"format": "date"}),
+]
+
+_DURATION_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|ms|s)\s*$")
+_UNIT_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+# A kernel slower than a minute is not a kernel latency; such a value is almost certainly a unit slip.
+MAX_LATENCY_NS = 60 * 1_000_000_000
+
+
+def _duration_ns(value: Any) -> int:
+    """Durations are integer nanoseconds; "81.3 us" and "0.0813 ms" are accepted and converted exactly."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("duration must be a finite number")
+        if value != int(value):
+            raise ValueError("a bare duration is integer nanoseconds; write a unit for fractions, e.g. '81.3 us'")
+        value = int(value)
+    if isinstance(value, int):
+        ns = value
+    elif isinstance(value, str):
+        match = _DURATION_RE.match(value)
+        if not match:
+            raise ValueError(f"{value!r} is not a duration: write integer ns or a number with ns, us, ms or s")
+        from decimal import Decimal
+
+        exact = Decimal(match.group(1)) * _UNIT_NS[match.group(2)]
+        if exact != exact.to_integral_value():
+            raise ValueError(f"{value!r} is not a whole number of nanoseconds")
+        ns = int(exact)
+    else:
+        raise ValueError("expected a duration")
+    if ns <= 0:
+        raise ValueError("duration must be positive")
+    if ns > MAX_LATENCY_NS:
+        raise ValueError(f"duration {ns} ns is over a minute: check the unit")
+    return ns
+
+
+DurationNs = Annotated[int, BeforeValidator(_duration_ns), Field(json_schema_extra={"minimum": 1})]
+
+
+def _finite(value: float) -> float:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("must be a finite number (no NaN or infinity)")
+    return value
+
+
+FiniteFloat = Annotated[float, AfterValidator(_finite)]
+
+
+class Metadata(StrictModel):
+    """Editorial facts: never part of a digest."""
+
+    name: Slug
+    title: str | None = Field(default=None, max_length=300)
+    description: str | None = Field(default=None, max_length=20_000)
+    labels: dict[Annotated[str, Field(pattern=TOKEN_PATTERN, max_length=64)], Annotated[str, Field(max_length=300)]] = Field(default_factory=dict)

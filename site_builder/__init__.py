@@ -1,0 +1,1 @@
+"""KernelIndex site builder: load -> validate -> link -> derive -> render -> write."""

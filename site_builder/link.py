@@ -1,0 +1,300 @@
+"""link: resolve names once, check what spans files, and produce canonical manifests with digests.
+
+After ``link`` every entity knows its canonical spec and digest, and every reference points at an
+entity: nothing downstream looks a name up in a dict that might miss.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemas.digest import API_VERSION, spec_digest
+from schemas.shapes import BindingError, bind_axes, concrete_tensors
+
+from .load import Document
+from .problems import Problem
+
+# Lists whose order carries no meaning: sorted and de-duplicated before hashing.
+SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes")}
+
+
+@dataclass
+class Entity:
+    document: Document
+    canonical_spec: dict[str, Any]
+    digest: str
+    # Resolved references, filled by link(): name of the field -> Entity.
+    refs: dict[str, "Entity"] = field(default_factory=dict)
+    # For workloads: every axis value (constants and derived included) and concrete tensors.
+    axes: dict[str, int] = field(default_factory=dict)
+    inputs: dict[str, dict] = field(default_factory=dict)
+    outputs: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.document.kind
+
+    @property
+    def name(self) -> str:
+        return self.document.name
+
+    @property
+    def model(self):
+        return self.document.model
+
+    @property
+    def spec(self):
+        return self.document.model.spec
+
+    @property
+    def metadata(self):
+        return self.document.model.metadata
+
+    def manifest(self) -> dict[str, Any]:
+        """The canonical manifest: metadata as written, spec with references as digests."""
+        return {
+            "apiVersion": API_VERSION,
+            "kind": self.kind,
+            "metadata": self.metadata.model_dump(mode="json", exclude_none=True, exclude_defaults=True),
+            "spec": self.canonical_spec,
+        }
+
+
+@dataclass
+class Catalog:
+    by_kind: dict[str, dict[str, Entity]] = field(default_factory=lambda: defaultdict(dict))
+
+    def of(self, kind: str) -> dict[str, Entity]:
+        return self.by_kind.get(kind, {})
+
+    @property
+    def operations(self) -> dict[str, Entity]:
+        return self.of("OperationSpec")
+
+    @property
+    def workloads(self) -> dict[str, Entity]:
+        return {**self.of("WorkloadCase"), **self.of("WorkloadSuite")}
+
+    @property
+    def implementations(self) -> dict[str, Entity]:
+        return self.of("ImplementationRevision")
+
+    @property
+    def projects(self) -> dict[str, Entity]:
+        return self.of("SoftwareProject")
+
+    @property
+    def protocols(self) -> dict[str, Entity]:
+        return self.of("BenchmarkProtocol")
+
+    @property
+    def environments(self) -> dict[str, Entity]:
+        return self.of("ExecutionEnvironment")
+
+    @property
+    def runs(self) -> dict[str, Entity]:
+        return self.of("BenchmarkRun")
+
+    @property
+    def hardware(self) -> dict[str, Entity]:
+        return self.of("Hardware")
+
+    @property
+    def sources(self) -> dict[str, Entity]:
+        return self.of("Source")
+
+
+def _normalise(value: Any, path: tuple[str, ...] = ()) -> Any:
+    if isinstance(value, dict):
+        return {key: _normalise(item, path + (key,)) for key, item in value.items()}
+    if isinstance(value, list):
+        items = [_normalise(item, path) for item in value]
+        if path[-2:] in SET_LIKE:
+            return sorted(set(items))
+        return items
+    return value
+
+
+def _spec_dump(document: Document) -> dict[str, Any]:
+    return _normalise(document.model.spec.model_dump(mode="json", exclude_none=True))
+
+
+# Namespaces for names: workload cases and suites share one, as they share one folder.
+def _namespace(kind: str) -> str:
+    return "Workload" if kind in ("WorkloadCase", "WorkloadSuite") else kind
+
+
+def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
+    problems: list[Problem] = []
+    named: dict[str, dict[str, Document]] = defaultdict(dict)
+    for document in documents:
+        space = named[_namespace(document.kind)]
+        if document.name in space:
+            first = space[document.name]
+            problems.append(document.problem(
+                f"{document.kind} name {document.name!r} is already used by {first.display}", "metadata", "name"))
+            continue
+        space[document.name] = document
+
+    catalog = Catalog()
+
+    def resolve(document: Document, target_kinds: tuple[str, ...], name: str, *location: Any) -> Entity | None:
+        for kind in target_kinds:
+            entity = catalog.of(kind).get(name)
+            if entity is not None:
+                return entity
+        wanted = " or ".join(target_kinds)
+        problems.append(document.problem(f"{'.'.join(map(str, location))}: no {wanted} named {name!r}", *location))
+        return None
+
+    def add(document: Document, spec: dict[str, Any], **extra: Any) -> Entity:
+        entity = Entity(document=document, canonical_spec=spec, digest=spec_digest(document.kind, spec), **extra)
+        catalog.by_kind[document.kind][document.name] = entity
+        return entity
+
+    ordered = sorted(named_documents(named), key=lambda d: _LINK_ORDER.index(d.kind))
+    for document in ordered:
+        kind = document.kind
+        spec = document.model.spec
+        if kind in ("OperationSpec", "SoftwareProject", "BenchmarkProtocol", "ExecutionEnvironment", "Source", "Hardware"):
+            add(document, _spec_dump(document))
+        elif kind in ("WorkloadCase", "WorkloadSuite"):
+            operation = resolve(document, ("OperationSpec",), spec.operation, "spec", "operation")
+            if operation is None:
+                continue
+            body = _spec_dump(document)
+            body.pop("operation")
+            op_spec = operation.spec
+            if kind == "WorkloadCase":
+                try:
+                    axes = bind_axes(op_spec, spec.axes)
+                    inputs = concrete_tensors(op_spec.inputs, axes, spec.dtype)
+                    outputs = concrete_tensors(op_spec.outputs, axes, spec.dtype)
+                except BindingError as error:
+                    problems.append(document.problem(str(error), "spec", "axes"))
+                    continue
+                body.pop("dtype", None)
+                canonical = {"operationSpecDigest": operation.digest, "axes": body["axes"],
+                             "tensors": inputs, "correctness": body["correctness"]}
+                add(document, canonical, refs={"operation": operation}, axes=axes, inputs=inputs, outputs=outputs)
+            else:
+                bad = False
+                for index, case in enumerate(spec.cases):
+                    try:
+                        axes = bind_axes(op_spec, case.axes)
+                        concrete_tensors(op_spec.inputs, axes, spec.dtype)
+                    except BindingError as error:
+                        problems.append(document.problem(f"case {index}: {error}", "spec", "cases", index))
+                        bad = True
+                if bad:
+                    continue
+                canonical = {"operationSpecDigest": operation.digest, **body}
+                add(document, canonical, refs={"operation": operation})
+        elif kind == "ImplementationRevision":
+            project = resolve(document, ("SoftwareProject",), spec.project, "spec", "project")
+            operation = resolve(document, ("OperationSpec",), spec.operation, "spec", "operation")
+            if project is None or operation is None:
+                continue
+            body = _spec_dump(document)
+            body.pop("project")
+            body["projectDigest"] = project.digest
+            body["operation"] = {"specDigest": operation.digest}
+            add(document, body, refs={"project": project, "operation": operation})
+        elif kind == "BenchmarkRun":
+            refs = {
+                "implementation": resolve(document, ("ImplementationRevision",), spec.implementation, "spec", "implementation"),
+                "workload": resolve(document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload"),
+                "protocol": resolve(document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol"),
+                "environment": resolve(document, ("ExecutionEnvironment",), spec.environment, "spec", "environment"),
+            }
+            if spec.sourceNative is not None:
+                refs["source"] = resolve(document, ("Source",), spec.sourceNative.source, "spec", "sourceNative", "source")
+            if any(entity is None for entity in refs.values()):
+                continue
+            implementation, workload = refs["implementation"], refs["workload"]
+            if implementation.refs["operation"] is not workload.refs["operation"]:
+                problems.append(document.problem(
+                    f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
+                    f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
+                continue
+            body = _spec_dump(document)
+            for key in ("implementation", "workload", "protocol", "environment"):
+                body.pop(key)
+                body[f"{key}Digest"] = refs[key].digest
+            body.pop("supersedes", None)
+            add(document, body, refs=refs)
+
+    # Second pass: references that may point forward within one kind, and checks across runs.
+    for run in catalog.runs.values():
+        if run.spec.supersedes:
+            target = catalog.runs.get(run.spec.supersedes)
+            if target is None:
+                problems.append(run.document.problem(f"spec.supersedes: no BenchmarkRun named {run.spec.supersedes!r}", "spec", "supersedes"))
+            elif target is run:
+                problems.append(run.document.problem("a run cannot supersede itself", "spec", "supersedes"))
+            else:
+                run.refs["supersedes"] = target
+                run.canonical_spec["supersedesDigest"] = target.digest
+                run.digest = spec_digest("BenchmarkRun", run.canonical_spec)
+    problems.extend(_duplicate_runs(catalog))
+    problems.extend(_other_references(catalog))
+    return catalog, problems
+
+
+_LINK_ORDER = [
+    "Source", "Hardware", "OperationSpec", "SoftwareProject", "BenchmarkProtocol", "ExecutionEnvironment",
+    "WorkloadCase", "WorkloadSuite", "ImplementationRevision", "BenchmarkRun",
+]
+
+
+def named_documents(named: dict[str, dict[str, Document]]) -> list[Document]:
+    return [document for space in named.values() for document in space.values()]
+
+
+def _duplicate_runs(catalog: Catalog) -> list[Problem]:
+    problems = []
+    seen_external: dict[tuple[str, str], Entity] = {}
+    seen_digest: dict[str, Entity] = {}
+    for run in sorted(catalog.runs.values(), key=lambda e: e.document.display):
+        native = run.spec.sourceNative
+        if native is not None and native.externalId:
+            key = (native.source, native.externalId)
+            if key in seen_external:
+                problems.append(run.document.problem(
+                    f"duplicate run: {native.source} {native.externalId!r} is already in {seen_external[key].document.display}",
+                    "spec", "sourceNative", "externalId"))
+                continue
+            seen_external[key] = run
+        if run.digest in seen_digest:
+            problems.append(run.document.problem(
+                f"duplicate run: same content as {seen_digest[run.digest].document.display}", "spec"))
+            continue
+        seen_digest[run.digest] = run
+    return problems
+
+
+def _other_references(catalog: Catalog) -> list[Problem]:
+    problems = []
+    for operation in catalog.operations.values():
+        meta = operation.metadata
+        if meta.headlineWorkload:
+            workload = catalog.workloads.get(meta.headlineWorkload)
+            if workload is None:
+                problems.append(operation.document.problem(
+                    f"metadata.headlineWorkload: no workload named {meta.headlineWorkload!r}", "metadata", "headlineWorkload"))
+            elif workload.refs.get("operation") is not operation:
+                problems.append(operation.document.problem(
+                    f"metadata.headlineWorkload: {meta.headlineWorkload!r} is a workload of another operation", "metadata", "headlineWorkload"))
+        for index, source in enumerate(meta.sources):
+            if source not in catalog.sources:
+                problems.append(operation.document.problem(f"metadata.sources: no Source named {source!r}", "metadata", "sources", index))
+    for hardware in catalog.hardware.values():
+        spec = hardware.spec
+        cites = [(("spec", "bandwidthGBps", "cite", "source"), spec.bandwidthGBps.cite.source)]
+        cites += [(("spec", "peakTflops", key, "cite", "source"), rate.cite.source) for key, rate in spec.peakTflops.items()]
+        for location, source in cites:
+            if source not in catalog.sources:
+                problems.append(hardware.document.problem(f"{'.'.join(location)}: no Source named {source!r}", *location))
+    return problems
