@@ -3,6 +3,10 @@
 import triton
 import triton.language as tl
 
+from .._triton_compat import apply as _compat
+
+_compat()
+
 
 @triton.jit
 def _rot_tile(x_ptr, o_ptr, f_ptr, t0, h0, T, S, H, D,

@@ -3,6 +3,10 @@
 import triton
 import triton.language as tl
 
+from .._triton_compat import apply as _compat
+
+_compat()
+
 
 @triton.jit
 def _na_fwd_kernel(qkv_ptr, o_ptr, N, H, HD, s_tok, s_otok, k_off, v_off, scale,

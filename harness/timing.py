@@ -1,0 +1,137 @@
+"""GPU timing utilities: CUDA events, warm-up, L2 flush between repetitions, N samples.
+
+Methodology (one sample = one call):
+* warm-up: ``warmup`` untimed calls (compilation, autotuning, allocator warm-up),
+* before each timed call, the L2 is flushed by writing (``zero_``) a buffer of ``flush_bytes``
+  (default 256 MiB, > 4x the 60 MB L2 of an H200; ``l2_flush_bytes()`` reads the device's L2),
+* the call is bracketed by two CUDA events recorded on the current stream; the flush is outside
+  the bracket. The host enqueues the call while the GPU is still busy with the flush, so host
+  overhead is hidden unless it exceeds the flush time (as with ``triton.testing.do_bench``),
+* ``reps`` samples in milliseconds are returned; ``summarize`` gives median, p20, p80, mean, min,
+  count.
+
+``backend="cpu"`` uses ``time.perf_counter`` and no flush (tests, and CPU-only sanity runs).
+Dependencies: torch only for the CUDA backend (imported lazily).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable, Sequence
+
+DEFAULT_FLUSH_BYTES = 256 * 1024 * 1024
+
+
+def _quantile(sorted_xs: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default) of already sorted samples."""
+    n = len(sorted_xs)
+    if n == 0:
+        return float("nan")
+    pos = q * (n - 1)
+    lo = int(pos)
+    hi = min(lo + 1, n - 1)
+    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
+
+
+def summarize(samples: Sequence[float]) -> dict:
+    xs = sorted(float(x) for x in samples)
+    if not xs:
+        return {"median": float("nan"), "p20": float("nan"), "p80": float("nan"), "mean": float("nan"),
+                "min": float("nan"), "count": 0}
+    return {"median": _quantile(xs, 0.5), "p20": _quantile(xs, 0.2), "p80": _quantile(xs, 0.8),
+            "mean": statistics.fmean(xs), "min": xs[0], "count": len(xs)}
+
+
+def l2_flush_bytes(device=None) -> int:
+    """4x the device's L2 (at least DEFAULT_FLUSH_BYTES)."""
+    try:
+        import torch
+
+        props = torch.cuda.get_device_properties(device if device is not None else torch.cuda.current_device())
+        l2 = int(getattr(props, "L2_cache_size", 0) or 0)
+        return max(DEFAULT_FLUSH_BYTES, 4 * l2)
+    except Exception:
+        return DEFAULT_FLUSH_BYTES
+
+
+class CudaTimer:
+    def __init__(self, flush_bytes: int | None = None, device=None):
+        import torch
+
+        self.torch = torch
+        self.flush_bytes = flush_bytes if flush_bytes is not None else l2_flush_bytes(device)
+        self.buf = torch.empty(self.flush_bytes, dtype=torch.uint8, device=device or "cuda") if self.flush_bytes else None
+
+    def flush(self):
+        if self.buf is not None:
+            self.buf.zero_()
+
+    def sample(self, fn: Callable[[], object], reps: int, flush: bool = True,
+               setup: Callable[[], object] | None = None) -> list[float]:
+        torch = self.torch
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        for r in range(reps):
+            if setup is not None:
+                setup()
+            if flush:
+                self.flush()
+            starts[r].record()
+            fn()
+            ends[r].record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+
+class CpuTimer:
+    def __init__(self, *a, **k):
+        pass
+
+    def flush(self):
+        pass
+
+    def sample(self, fn, reps, flush=True, setup=None):
+        out = []
+        for _ in range(reps):
+            if setup is not None:
+                setup()
+            t = time.perf_counter()
+            fn()
+            out.append((time.perf_counter() - t) * 1e3)
+        return out
+
+    def sync(self):
+        pass
+
+
+def make_timer(backend: str = "cuda", **kw):
+    if backend == "cuda":
+        return CudaTimer(**kw)
+    if backend == "cpu":
+        return CpuTimer()
+    raise ValueError(backend)
+
+
+def time_fn(fn: Callable[[], object], *, reps: int | None = None, warmup: int = 5, flush_l2: bool = True,
+            backend: str = "cuda", timer=None, target_ms: float = 200.0, min_reps: int = 10,
+            max_reps: int = 200, setup: Callable[[], object] | None = None) -> list[float]:
+    """Time ``fn()``; returns the samples in milliseconds.
+
+    ``reps=None`` picks the count so the timed samples take about ``target_ms`` (bounded by
+    ``min_reps``/``max_reps``), from the warm-up calls. ``setup`` runs before each call, outside
+    the timed region (e.g. cloning inputs for implementations that write them)."""
+    timer = timer or make_timer(backend)
+    for _ in range(max(1, warmup)):
+        if setup is not None:
+            setup()
+        fn()
+    timer.sync()
+    if reps is None:
+        est = timer.sample(fn, 3, flush=flush_l2, setup=setup)
+        per = max(statistics.median(est), 1e-3)
+        reps = int(min(max_reps, max(min_reps, target_ms / per)))
+    return timer.sample(fn, reps, flush=flush_l2, setup=setup)
