@@ -1,0 +1,66 @@
+"""Comparison groups (cohorts): which runs may be ranked against each other.
+
+Two runs are compared only when they share the operation, workload, protocol (so the same timed
+pass), environment, correctness policy and metric. The implementation is deliberately not part of
+the key: comparing implementations is the point. The key is the public KernelIndex's
+``comparison_key``, so ours interoperates with its published keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from schemas.digest import canonical_json, sha256_digest
+
+from .model import RunFacts
+
+COMPARISON_KEY_VERSION = 1
+
+
+def correctness_digest(correctness: Mapping[str, Any]) -> str:
+    return sha256_digest(canonical_json({"correctness": dict(correctness)}))
+
+
+def comparison_key(*, operation: str, workload: str, protocol: str, environment: str,
+                   correctness: Mapping[str, Any], metric: str | None) -> str:
+    """sha256 of JCS {v, operation, workload, protocol, environment, correctness, metric}; inputs are digests."""
+    return sha256_digest(canonical_json({
+        "v": COMPARISON_KEY_VERSION,
+        "operation": operation,
+        "workload": workload,
+        "protocol": protocol,
+        "environment": environment,
+        "correctness": correctness_digest(correctness),
+        "metric": metric or "none",
+    }))
+
+
+def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapping[str, Any]] | None
+                   ) -> tuple[str | None, str | None, float | None]:
+    """(metric "latency:<statistic>:ns", statistic, value in ns) that a run is ranked by.
+
+    The timing block decides; without one, the first latency measurement in ns. Anything else
+    (a throughput, a memory figure) is not a latency and cannot be ranked ascending.
+    """
+    if timing:
+        statistic = timing["primaryStatistic"]
+        latency = timing["latencyNs"]
+        value = latency.get(statistic)
+        if value is None:  # validation forbids this; keep the fallback the public site documents
+            statistic = "median" if statistic == "mean" else "mean"
+            value = latency.get(statistic)
+        return f"latency:{statistic}:ns", statistic, value
+    for measurement in measurements or ():
+        if measurement["metric"] == "latency" and measurement["unit"] == "ns":
+            statistic = measurement["statistic"]
+            return f"latency:{statistic}:ns", statistic, measurement["value"]
+    return None, None, None
+
+
+def group_by_cohort(runs: Iterable[RunFacts]) -> dict[str, list[RunFacts]]:
+    """Runs by comparison key, each list in input order (one pass: the index every page reads)."""
+    groups: dict[str, list[RunFacts]] = {}
+    for run in runs:
+        groups.setdefault(run.cohort, []).append(run)
+    return groups

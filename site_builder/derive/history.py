@@ -1,0 +1,32 @@
+"""Record history: the runs that set a new running minimum, in the order they were observed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .model import RunFacts
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEvent:
+    run: RunFacts
+    previous: RunFacts | None
+
+    @property
+    def improvement(self) -> float | None:
+        """Fraction of the previous record's time saved: (previous - new) / previous."""
+        if self.previous is None:
+            return None
+        return (self.previous.value_ns - self.run.value_ns) / self.previous.value_ns  # type: ignore[operator]
+
+
+def record_history(eligible: Iterable[RunFacts]) -> list[RecordEvent]:
+    """Replays eligible runs by observedAt (digest breaks ties); a run equal to the record is no new record."""
+    events: list[RecordEvent] = []
+    holder: RunFacts | None = None
+    for run in sorted(eligible, key=lambda r: (r.observed_at, r.digest)):
+        if holder is None or run.value_ns < holder.value_ns:  # type: ignore[operator]
+            events.append(RecordEvent(run, holder))
+            holder = run
+    return events

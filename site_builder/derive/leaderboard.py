@@ -1,0 +1,276 @@
+"""The derive pass: the linked catalog and an as-of date in, every derived figure out.
+
+Runs are indexed by comparison group once; pages then read groups, rows and floors from here
+instead of scanning runs again, which keeps a build linear in the number of runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import cached_property
+
+from schemas.expressions import parse_expression
+
+from ..link import Catalog, Entity
+from .challenges import CohortChallenge, cohort_challenges, coverage_gaps
+from .comparison import group_by_cohort
+from .eligibility import eligibility_reasons, superseded_names
+from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_facts
+from .floors import Floor, match_datasheet, workload_floor
+from .history import RecordEvent, record_history
+from .labels import CohortFacets, cohort_labels
+from .model import RunFacts
+from .ranking import RankedRow, rank_runs
+from .scaling import Scaling, ScalingInput, scaling_series
+from .staleness import is_stale
+from .usability import Usability, install_command, measured_version, usability
+
+
+@dataclass(frozen=True, slots=True)
+class Gpu:
+    label: str  # what a reader calls it: the datasheet's title, else the environment's product
+    datasheet: str | None  # the matched Hardware's name
+
+
+@dataclass
+class Cohort:
+    """One comparison group with its ranked rows, its ineligible runs and its record history."""
+
+    key: str
+    operation: str
+    workload: str
+    protocol: str
+    environment: str
+    metric: str | None
+    gpu: Gpu
+    runs: list[RunFacts]
+    rows: list[RankedRow]
+    unranked: list[RunFacts]
+    history: list[RecordEvent]
+    label: str = ""
+
+    @property
+    def leader(self) -> RankedRow | None:
+        return self.rows[0] if self.rows else None
+
+    @property
+    def last_observed(self) -> datetime:
+        return max(run.observed_at for run in self.runs)
+
+    @property
+    def statistic(self) -> str | None:
+        return self.metric.split(":")[1] if self.metric else None
+
+
+@dataclass
+class Leaderboard:
+    catalog: Catalog
+    as_of: date
+    implementations: dict[str, ImplementationFacts]
+    runs: dict[str, RunFacts]
+    reasons: dict[str, tuple[str, ...]]  # only runs that may not be ranked
+    cohorts: dict[str, Cohort]
+    workload_cohorts: dict[str, list[Cohort]]  # the default (largest) group first
+    gpus: dict[str, Gpu]  # by environment
+    floors: dict[tuple[str, str], Floor | None]  # by (workload, environment)
+    row_of: dict[str, RankedRow] = field(default_factory=dict)
+    _usability: dict[str, Usability] = field(default_factory=dict)
+    _scaling: dict[str, Scaling | None] = field(default_factory=dict)
+
+    # -- per run ---------------------------------------------------------------------------------
+    def is_stale(self, run: RunFacts) -> bool:
+        return is_stale(run.observed_at, self.as_of)
+
+    def usability(self, run: RunFacts) -> Usability:
+        if run.name not in self._usability:
+            implementation = self.implementations[run.implementation]
+            labels = self.catalog.runs[run.name].metadata.labels
+            recipe = implementation.recipe
+            command, pinned = install_command(recipe, measured_version(recipe.package if recipe else None, labels))
+            self._usability[run.name] = usability(public_source=implementation.source_url is not None,
+                                                  license=implementation.license, install=command, pinned=pinned)
+        return self._usability[run.name]
+
+    def floor(self, run: RunFacts) -> Floor | None:
+        return self.floors.get((run.workload, run.environment))
+
+    # -- per operation and workload ----------------------------------------------------------------
+    @cached_property
+    def operation_runs(self) -> dict[str, list[RunFacts]]:
+        by_operation: dict[str, list[RunFacts]] = {}
+        for run in self.runs.values():
+            by_operation.setdefault(run.operation, []).append(run)
+        return by_operation
+
+    def eligible_count(self, operation: str) -> int:
+        return sum(1 for run in self.operation_runs.get(operation, ()) if run.name not in self.reasons)
+
+    def default_cohort(self, workload: str) -> Cohort | None:
+        cohorts = self.workload_cohorts.get(workload)
+        return cohorts[0] if cohorts else None
+
+    def headline_workload(self, operation: Entity) -> str | None:
+        """The workload a kernel page opens on: the declared one, else the one with most eligible runs."""
+        if operation.metadata.headlineWorkload:
+            return operation.metadata.headlineWorkload
+        counts: dict[str, int] = {}
+        for run in self.operation_runs.get(operation.name, ()):
+            if run.name not in self.reasons:
+                counts[run.workload] = counts.get(run.workload, 0) + 1
+        return min(counts, key=lambda name: (-counts[name], name)) if counts else None
+
+    # -- scaling ---------------------------------------------------------------------------------
+    @cached_property
+    def _scaling_lanes(self) -> dict[tuple, list[ScalingInput]]:
+        """Eligible single-case runs by (operation, protocol, environment, metric, dtype)."""
+        lanes: dict[tuple, list[ScalingInput]] = {}
+        cases = self.catalog.of("WorkloadCase")
+        for cohort in self.cohorts.values():
+            workload = cases.get(cohort.workload)
+            if workload is None:
+                continue
+            lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype)
+            for row in cohort.rows:
+                lanes.setdefault(lane, []).append(ScalingInput(
+                    dict(workload.spec.axes), row.run.implementation, row.value_ns, row.run.name, workload.name))
+        return lanes
+
+    def scaling(self, cohort: Cohort) -> Scaling | None:
+        if cohort.key not in self._scaling:
+            workload = self.catalog.of("WorkloadCase").get(cohort.workload)
+            result = None
+            if workload is not None:
+                lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype)
+                operation = workload.refs["operation"]
+                result = scaling_series(dict(workload.spec.axes), self._scaling_lanes.get(lane, ()), list(operation.spec.axes))
+            self._scaling[cohort.key] = result
+        return self._scaling[cohort.key]
+
+    # -- challenges --------------------------------------------------------------------------------
+    @cached_property
+    def priority_gpus(self) -> dict[str, str]:
+        """Datasheet name -> label, for the GPUs every family should be measured on."""
+        return {name: _hardware_label(hw) for name, hw in sorted(self.catalog.hardware.items()) if hw.spec.priority}
+
+    @cached_property
+    def gaps(self) -> list[tuple[str, str]]:
+        covered = {(self.catalog.operations[c.operation].spec.family, c.gpu.datasheet)
+                   for c in self.cohorts.values() if c.rows and c.gpu.datasheet}
+        families = {operation.spec.family for operation in self.catalog.operations.values()}
+        return coverage_gaps(families, self.priority_gpus, covered)
+
+    @cached_property
+    def cohort_challenges(self) -> list[CohortChallenge]:
+        found = []
+        for cohort in self.cohorts.values():
+            leader = cohort.leader
+            found.extend(cohort_challenges(cohort.key, cohort.rows, holder_stale=leader is not None and self.is_stale(leader.run)))
+        return found
+
+
+def _hardware_label(hardware: Entity) -> str:
+    return hardware.metadata.title or hardware.spec.product
+
+
+def _environment_gpus(catalog: Catalog) -> dict[str, Gpu]:
+    matches = datasheet_matches(catalog)
+    gpus = {}
+    for name, environment in catalog.environments.items():
+        identity = environment.spec.hardware
+        datasheet = match_datasheet(identity.product, identity.formFactor, matches)
+        label = _hardware_label(catalog.hardware[datasheet]) if datasheet else identity.product
+        gpus[name] = Gpu(label, datasheet)
+    return gpus
+
+
+def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) -> dict[tuple[str, str], Floor | None]:
+    """Floors of every (single-case workload, environment) pair that has a run and a datasheet."""
+    floors: dict[tuple[str, str], Floor | None] = {}
+    cases = catalog.of("WorkloadCase")
+    for run in runs:
+        pair = (run.workload, run.environment)
+        if pair in floors:
+            continue
+        workload, datasheet = cases.get(run.workload), gpus[run.environment].datasheet
+        if workload is None or datasheet is None:  # suites have no single shape; unknown GPUs no datasheet
+            floors[pair] = None
+            continue
+        hardware = catalog.hardware[datasheet].spec
+        meta = workload.refs["operation"].metadata
+        floors[pair] = workload_floor(
+            hardware=datasheet,
+            bandwidth_gbps=hardware.bandwidthGBps.value,
+            inputs=workload.inputs,
+            outputs=workload.outputs,
+            headroom_inputs=meta.headroomV1Inputs,
+            flops=parse_expression(meta.flops).evaluate(workload.axes) if meta.flops else None,
+            flops_dtype=meta.flopsDtype,
+            peak_tflops={dtype: rate.value for dtype, rate in hardware.peakTflops.items()},
+        )
+    return floors
+
+
+def _cohort_facets(catalog: Catalog, cohort: Cohort) -> CohortFacets:
+    protocol, environment = catalog.protocols[cohort.protocol], catalog.environments[cohort.environment]
+    measurement, hardware, software = protocol.spec.measurement, environment.spec.hardware, environment.spec.software
+    harness = protocol.spec.harness
+    facets = [
+        ("pass", measurement.timedPass or ""),
+        ("form factor", hardware.formFactor or ""),
+        ("cuda", f"CUDA {software.cudaToolkit}" if software.cudaToolkit else ""),
+        ("driver", f"driver {software.driver}" if software.driver else ""),
+        ("framework", f"{software.framework.name} {software.framework.version}" if software.framework else ""),
+        ("libraries", ", ".join(f"{k} {v}" for k, v in sorted((software.libraries or {}).items()))),
+        ("harness", " ".join(filter(None, [harness.name, harness.version]))),
+        ("statistic", cohort.statistic or ""),
+        ("protocol", protocol.metadata.title or protocol.name),
+        ("environment", environment.metadata.title or environment.name),
+    ]
+    return CohortFacets(cohort.key, cohort.gpu.label, tuple(facets))
+
+
+def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
+    implementations = {name: implementation_facts(entity) for name, entity in sorted(catalog.implementations.items())}
+    runs = run_facts(catalog, implementations)
+    gpus = _environment_gpus(catalog)
+    floors = _floors(catalog, runs.values(), gpus)
+    superseded = superseded_names(runs.values())
+
+    reasons: dict[str, tuple[str, ...]] = {}
+    for run in runs.values():
+        floor = floors.get((run.workload, run.environment))
+        found = eligibility_reasons(run, superseded=run.name in superseded, floor_ns=floor.truthful_ns if floor else None)
+        if found:
+            reasons[run.name] = found
+
+    cohorts: dict[str, Cohort] = {}
+    for key, members in group_by_cohort(runs.values()).items():
+        first = members[0]
+        eligible = [run for run in members if run.name not in reasons]
+        cohorts[key] = Cohort(
+            key=key, operation=first.operation, workload=first.workload, protocol=first.protocol,
+            environment=first.environment, metric=metric_of(first), gpu=gpus[first.environment],
+            runs=members, rows=rank_runs(eligible), unranked=[run for run in members if run.name in reasons],
+            history=record_history(eligible),
+        )
+
+    workload_cohorts: dict[str, list[Cohort]] = {}
+    for cohort in cohorts.values():
+        workload_cohorts.setdefault(cohort.workload, []).append(cohort)
+    for name, group in workload_cohorts.items():
+        # Largest group first; the faster record breaks a tie, the key makes the order total.
+        group.sort(key=lambda c: (-len(c.rows), c.leader.value_ns if c.leader else float("inf"), c.key))
+        labels = cohort_labels([_cohort_facets(catalog, cohort) for cohort in group])
+        for cohort in group:
+            cohort.label = labels[cohort.key]
+
+    board = Leaderboard(catalog=catalog, as_of=as_of, implementations=implementations, runs=runs, reasons=reasons,
+                        cohorts=cohorts, workload_cohorts=workload_cohorts, gpus=gpus, floors=floors)
+    board.row_of = {row.run.name: row for cohort in cohorts.values() for row in cohort.rows}
+    return board
+
+
+def metric_of(run: RunFacts) -> str | None:
+    return f"latency:{run.statistic}:ns" if run.statistic else None

@@ -1,0 +1,36 @@
+"""The facts about a run that derived figures depend on, independent of how the data is stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+# The evidence ladder, weakest first: a level is derived from facts, never chosen by a submitter.
+EVIDENCE_LEVELS = ("reported", "reproducible", "verified", "replicated")
+
+
+def evidence_strength(level: str) -> int:
+    return EVIDENCE_LEVELS.index(level)
+
+
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """One run, reduced to what ranking, eligibility, history and challenges need."""
+
+    name: str
+    digest: str
+    operation: str
+    workload: str
+    implementation: str
+    protocol: str
+    environment: str
+    cohort: str  # the comparison key
+    status: str
+    value_ns: float | None  # the primary value; None when the run publishes none
+    statistic: str | None  # median or mean
+    observed_at: datetime
+    language: str = "unknown"
+    baseline: bool = False
+    evidence: str = "reported"
+    retracted: bool = False
+    supersedes: str | None = None  # name of the run this one replaces

@@ -1,0 +1,61 @@
+"""Ranking inside one comparison group, "vs #1", and "N× faster than the baseline".
+
+Ascending primary value; equal values share a rank (dense ranks, as the public KernelIndex's
+ranking-v1). Inside a tie the display order is stronger evidence first, then the newer observation,
+then the digest, so the order never depends on file order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .model import RunFacts, evidence_strength
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRow:
+    run: RunFacts
+    rank: int
+    vs_leader: float  # this value over the leader's: 1.00 for #1
+    # The fastest baseline's value over this one ("2.54× faster than the baseline"); None for
+    # baseline rows and in groups without a baseline.
+    vs_baseline: float | None
+
+    @property
+    def value_ns(self) -> float:
+        return self.run.value_ns  # type: ignore[return-value]  # ranked rows always have a value
+
+
+def display_order(run: RunFacts) -> tuple:
+    return (run.value_ns, -evidence_strength(run.evidence), -run.observed_at.timestamp(), run.digest)
+
+
+def rank_runs(eligible: Iterable[RunFacts]) -> list[RankedRow]:
+    """Rows in display order with dense ranks. Every run given must be eligible (have a value)."""
+    ordered = sorted(eligible, key=display_order)
+    if not ordered:
+        return []
+    leader = ordered[0].value_ns
+    baseline = next((run.value_ns for run in ordered if run.baseline), None)
+    rows: list[RankedRow] = []
+    rank = 0
+    previous = None
+    for run in ordered:
+        if run.value_ns != previous:
+            rank += 1
+            previous = run.value_ns
+        vs_baseline = None if run.baseline or baseline is None else baseline / run.value_ns
+        rows.append(RankedRow(run=run, rank=rank, vs_leader=run.value_ns / leader, vs_baseline=vs_baseline))
+    return rows
+
+
+def fastest_baseline(rows: Sequence[RankedRow]) -> RankedRow | None:
+    return next((row for row in rows if row.run.baseline), None)
+
+
+def leader_vs_baseline(rows: Sequence[RankedRow]) -> float | None:
+    """The headline's "N× faster than the baseline": suppressed when the leader is the baseline."""
+    if not rows or rows[0].run.baseline:
+        return None
+    return rows[0].vs_baseline

@@ -1,0 +1,65 @@
+"""Floors: headroom-v1 exactly as the public KernelIndex publishes it, and the truthful floor."""
+
+import pytest
+
+from site_builder.derive.floors import (
+    DatasheetMatch, arithmetic_floor_ns, headroom_v1_ns, match_datasheet, times_above, workload_floor,
+)
+
+# Llama 4 RoPE, seq 2048, hidden 8192, q_heads 32, kv_heads 8, bf16 (head_dim 256).
+ROPE_INPUTS = {
+    "q": {"shape": [1, 2048, 32, 256], "dtype": "bf16"},
+    "k": {"shape": [1, 2048, 8, 256], "dtype": "bf16"},
+    "freqs_cis": {"shape": [1, 2048, 128], "dtype": "complex64"},
+}
+ROPE_OUTPUTS = {"q_out": {"shape": [1, 2048, 32, 256], "dtype": "bf16"}, "k_out": {"shape": [1, 2048, 8, 256], "dtype": "bf16"}}
+
+# Neighborhood attention, batch 2, seq 128, hidden 512, fp32: hidden states, four weights, four biases.
+NA_INPUTS = {"hidden_states": {"shape": [2, 128, 512], "dtype": "fp32"}}
+NA_INPUTS.update({f"{p}_weight": {"shape": [512, 512], "dtype": "fp32"} for p in ("q", "k", "v", "out")})
+NA_INPUTS.update({f"{p}_bias": {"shape": [512], "dtype": "fp32"} for p in ("q", "k", "v", "out")})
+
+
+def test_headroom_v1_seed_000_llama4_rope_on_h100_sxm():
+    assert headroom_v1_ns(ROPE_INPUTS, ["q", "k"], 3350) == 12520  # 41,943,040 B / 3,350 GB/s: "12.5 µs"
+    floor = workload_floor(hardware="h100-sxm", bandwidth_gbps=3350, inputs=ROPE_INPUTS, outputs=ROPE_OUTPUTS,
+                           headroom_inputs=["q", "k"])
+    assert floor.headroom_v1_bytes == 41_943_040
+    assert f"{times_above(81280, floor.headroom_v1_bytes / floor.bandwidth_gbps):.2f}" == "6.49"
+    # Truthful: q, k and freqs_cis in, q_out and k_out out.
+    assert floor.bytes == 41_943_040 * 2 + 2_097_152
+    assert floor.truthful_ns == pytest.approx(85_983_232 / 3350) and floor.bound == "memory"
+
+
+def test_headroom_v1_seed_004_neighborhood_attention_on_rtx_3090():
+    assert headroom_v1_ns(NA_INPUTS, None, 936) == 5050  # 4,726,784 B / 936 GB/s: "5.05 µs"
+    floor = workload_floor(hardware="rtx-3090", bandwidth_gbps=936, inputs=NA_INPUTS,
+                           outputs={"y": {"shape": [2, 128, 512], "dtype": "fp32"}}, headroom_inputs=None)
+    assert f"{times_above(155152, floor.headroom_v1_bytes / 936):.2f}" == "30.72"
+
+
+def test_arithmetic_floor_wins_when_compute_bound():
+    # A bf16 4096³ GEMM on a B200: 2·4096³ FLOPs over 2,250 TFLOP/s beats 3·32 MiB over 8,000 GB/s.
+    a = {"shape": [4096, 4096], "dtype": "bf16"}
+    floor = workload_floor(hardware="b200", bandwidth_gbps=8000, inputs={"a": a, "b": a}, outputs={"c": a},
+                           headroom_inputs=None, flops=2 * 4096**3, flops_dtype="bf16",
+                           peak_tflops={"bf16": 2250, "fp8": 4500})
+    assert floor.arithmetic_ns == pytest.approx(arithmetic_floor_ns(2 * 4096**3, 2250))
+    assert floor.bound == "arithmetic" and floor.truthful_ns == floor.arithmetic_ns
+    assert floor.memory_ns == pytest.approx(3 * 4096 * 4096 * 2 / 8000)
+
+
+def test_no_arithmetic_floor_without_a_peak_for_the_declared_class():
+    floor = workload_floor(hardware="t4", bandwidth_gbps=320, inputs=ROPE_INPUTS, outputs=ROPE_OUTPUTS,
+                           headroom_inputs=None, flops=10**9, flops_dtype="tf32", peak_tflops={"fp32": 8.1})
+    assert floor.arithmetic_ns is None and floor.bound == "memory"
+
+
+def test_datasheet_matching_keeps_pcie_apart_from_sxm():
+    matches = [DatasheetMatch("h100-sxm", "NVIDIA H100", "80GB HBM3"), DatasheetMatch("h100-pcie", "NVIDIA H100", "PCIe"),
+               DatasheetMatch("rtx-3090", "NVIDIA GeForce RTX 3090", None)]
+    assert match_datasheet("NVIDIA H100", "80GB HBM3", matches) == "h100-sxm"
+    assert match_datasheet("nvidia h100", "pcie", matches) == "h100-pcie"
+    assert match_datasheet("NVIDIA H100", None, matches) is None  # never guess between SXM and PCIe
+    assert match_datasheet("NVIDIA GeForce RTX 3090", "anything", matches) == "rtx-3090"
+    assert match_datasheet("NVIDIA B200", None, matches) is None
