@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import date, datetime, timezone
 from enum import Enum
 from typing import Annotated, Any
@@ -19,12 +20,24 @@ DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
 SLUG_MAX = 100
 
 
+def quoted(value: Any, limit: int = 80) -> str:
+    """A value quoted for an error message, cut short: a message must stay one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def check_slug(value: str) -> str:
     """A slug becomes a URL path segment and a file name, so it must never climb out of a folder."""
+    if isinstance(value, str):
+        foreign = next((char for char in value if not char.isascii()), None)
+        if foreign is not None:
+            # A look-alike (Cyrillic 'а' for 'a') prints the same as the real slug: name it.
+            name = unicodedata.name(foreign, "unnamed character")
+            raise ValueError(f"{quoted(value)} is not a slug: it contains {foreign!r} (U+{ord(foreign):04X} {name}); use ASCII only")
     if not isinstance(value, str) or not _SLUG_RE.fullmatch(value):
-        raise ValueError(f"{value!r} is not a slug: use lowercase a-z, 0-9, '.', '_' and '-', starting with a letter or digit")
+        raise ValueError(f"{quoted(value)} is not a slug: use lowercase a-z, 0-9, '.', '_' and '-', starting with a letter or digit")
     if ".." in value:
-        raise ValueError(f"{value!r} is not a slug: '..' is not allowed")
+        raise ValueError(f"{quoted(value)} is not a slug: '..' is not allowed")
     if len(value) > SLUG_MAX:
         raise ValueError(f"slug is {len(value)} characters long; at most {SLUG_MAX}")
     return value
@@ -86,7 +99,7 @@ def _utc_datetime(value: Any) -> datetime:
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"{value!r} is not an ISO 8601 date-time") from None
+            raise ValueError(f"{quoted(value)} is not an ISO 8601 date-time") from None
     else:
         raise ValueError("expected an ISO 8601 date-time string")
     if moment.tzinfo is None or moment.utcoffset() is None:
@@ -117,7 +130,7 @@ def _iso_date(value: Any) -> date:
         try:
             return date.fromisoformat(value.strip())
         except ValueError:
-            raise ValueError(f"{value!r} is not an ISO 8601 date (YYYY-MM-DD)") from None
+            raise ValueError(f"{quoted(value)} is not an ISO 8601 date (YYYY-MM-DD)") from None
     raise ValueError("expected an ISO 8601 date (YYYY-MM-DD)")
 
 
@@ -149,12 +162,12 @@ def _duration_ns(value: Any) -> int:
     elif isinstance(value, str):
         match = _DURATION_RE.match(value)
         if not match:
-            raise ValueError(f"{value!r} is not a duration: write integer ns or a number with ns, us, ms or s")
+            raise ValueError(f"{quoted(value)} is not a duration: write integer ns or a number with ns, us, ms or s")
         from decimal import Decimal
 
         exact = Decimal(match.group(1)) * _UNIT_NS[match.group(2)]
         if exact != exact.to_integral_value():
-            raise ValueError(f"{value!r} is not a whole number of nanoseconds")
+            raise ValueError(f"{quoted(value)} is not a whole number of nanoseconds")
         ns = int(exact)
     else:
         raise ValueError("expected a duration")

@@ -7,6 +7,7 @@ strict: unknown keys are errors.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from enum import Enum
 from typing import Annotated, Any, Literal, Union
 
@@ -23,11 +24,17 @@ from .common import (
     StrictModel,
     Token,
     UtcDateTime,
+    format_utc,
 )
 from .expressions import ExpressionError, parse_expression
 
 AxisName = Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$", max_length=64)]
-HttpsUrl = Annotated[str, Field(pattern=r"^https://[^\s<>\"']+$", max_length=500)]
+EARLIEST_OBSERVATION = datetime(2000, 1, 1, tzinfo=timezone.utc)
+# Every URL is https: no javascript:, data: or plain http links can reach a page.
+HTTPS_URL_PATTERN = r"^https://[^\s<>\"']+$"
+HttpsUrl = Annotated[str, Field(pattern=HTTPS_URL_PATTERN, max_length=500)]
+# Relative, and no segment starts with '.': a path can never climb out with '..' or be absolute.
+RELATIVE_PATH_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
 
 
 class Envelope(StrictModel):
@@ -445,7 +452,7 @@ class RunCorrectness(StrictModel):
 class Artifact(StrictModel):
     kind: Literal["log", "raw_samples", "trace", "source", "other"]
     url: HttpsUrl | None = None
-    path: Annotated[str, Field(pattern=r"^[A-Za-z0-9._/-]+$", max_length=300)] | None = None
+    path: Annotated[str, Field(pattern=RELATIVE_PATH_PATTERN, max_length=300)] | None = None
     digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
 
 
@@ -467,6 +474,14 @@ class BenchmarkRunSpec(StrictModel):
     evidence: Evidence | None = None
     supersedes: Slug | None = None
     observedAt: UtcDateTime
+
+    @field_validator("observedAt")
+    @classmethod
+    def _not_ancient(cls, value: datetime) -> datetime:
+        # No GPU kernel benchmark predates 2000: such a date is a typo or an epoch of 0.
+        if value < EARLIEST_OBSERVATION:
+            raise ValueError(f"{format_utc(value)} is before {EARLIEST_OBSERVATION.date().isoformat()}: check the date")
+        return value
 
 
 class Attestation(StrictModel):

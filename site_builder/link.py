@@ -7,10 +7,12 @@ entity: nothing downstream looks a name up in a dict that might miss.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from schemas.digest import API_VERSION, spec_digest
+from schemas.kinds import KIND_FOLDERS
 from schemas.shapes import BindingError, bind_axes, concrete_tensors
 
 from .load import Document
@@ -126,8 +128,15 @@ def _namespace(kind: str) -> str:
     return "Workload" if kind in ("WorkloadCase", "WorkloadSuite") else kind
 
 
-def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
+def link(documents: list[Document], broken: Iterable[tuple[str, str]] = ()) -> tuple[Catalog, list[Problem]]:
+    """Resolve every reference. ``broken`` holds (folder, name) of files that failed to load: their
+    problems are already reported, so references to them are not reported again as dangling."""
     problems: list[Problem] = []
+    # (folder, name) of every file that failed, here or in load: one bad file gives one error.
+    failed: set[tuple[str, str]] = set(broken)
+
+    def fail(document: Document) -> None:
+        failed.add((KIND_FOLDERS[document.kind], document.name))
     named: dict[str, dict[str, Document]] = defaultdict(dict)
     for document in documents:
         space = named[_namespace(document.kind)]
@@ -145,6 +154,8 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
             entity = catalog.of(kind).get(name)
             if entity is not None:
                 return entity
+        if any((KIND_FOLDERS[kind], name) in failed for kind in target_kinds):
+            return None
         wanted = " or ".join(target_kinds)
         problems.append(document.problem(f"{'.'.join(map(str, location))}: no {wanted} named {name!r}", *location))
         return None
@@ -163,6 +174,7 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
         elif kind in ("WorkloadCase", "WorkloadSuite"):
             operation = resolve(document, ("OperationSpec",), spec.operation, "spec", "operation")
             if operation is None:
+                fail(document)
                 continue
             body = _spec_dump(document)
             body.pop("operation")
@@ -174,6 +186,7 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
                     outputs = concrete_tensors(op_spec.outputs, axes, spec.dtype)
                 except BindingError as error:
                     problems.append(document.problem(str(error), "spec", "axes"))
+                    fail(document)
                     continue
                 body.pop("dtype", None)
                 canonical = {"operationSpecDigest": operation.digest, "axes": body["axes"],
@@ -189,6 +202,7 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
                         problems.append(document.problem(f"case {index}: {error}", "spec", "cases", index))
                         bad = True
                 if bad:
+                    fail(document)
                     continue
                 canonical = {"operationSpecDigest": operation.digest, **body}
                 add(document, canonical, refs={"operation": operation})
@@ -196,6 +210,7 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
             project = resolve(document, ("SoftwareProject",), spec.project, "spec", "project")
             operation = resolve(document, ("OperationSpec",), spec.operation, "spec", "operation")
             if project is None or operation is None:
+                fail(document)
                 continue
             body = _spec_dump(document)
             body.pop("project")
@@ -212,12 +227,14 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
             if spec.sourceNative is not None:
                 refs["source"] = resolve(document, ("Source",), spec.sourceNative.source, "spec", "sourceNative", "source")
             if any(entity is None for entity in refs.values()):
+                fail(document)
                 continue
             implementation, workload = refs["implementation"], refs["workload"]
             if implementation.refs["operation"] is not workload.refs["operation"]:
                 problems.append(document.problem(
                     f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
                     f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
+                fail(document)
                 continue
             body = _spec_dump(document)
             for key in ("implementation", "workload", "protocol", "environment"):
@@ -230,7 +247,9 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
     for run in catalog.runs.values():
         if run.spec.supersedes:
             target = catalog.runs.get(run.spec.supersedes)
-            if target is None:
+            if target is None and ("runs", run.spec.supersedes) in failed:
+                pass
+            elif target is None:
                 problems.append(run.document.problem(f"spec.supersedes: no BenchmarkRun named {run.spec.supersedes!r}", "spec", "supersedes"))
             elif target is run:
                 problems.append(run.document.problem("a run cannot supersede itself", "spec", "supersedes"))
@@ -239,7 +258,7 @@ def link(documents: list[Document]) -> tuple[Catalog, list[Problem]]:
                 run.canonical_spec["supersedesDigest"] = target.digest
                 run.digest = spec_digest("BenchmarkRun", run.canonical_spec)
     problems.extend(_duplicate_runs(catalog))
-    problems.extend(_other_references(catalog))
+    problems.extend(_other_references(catalog, failed))
     return catalog, problems
 
 
@@ -275,26 +294,28 @@ def _duplicate_runs(catalog: Catalog) -> list[Problem]:
     return problems
 
 
-def _other_references(catalog: Catalog) -> list[Problem]:
+def _other_references(catalog: Catalog, failed: set[tuple[str, str]]) -> list[Problem]:
     problems = []
     for operation in catalog.operations.values():
         meta = operation.metadata
         if meta.headlineWorkload:
             workload = catalog.workloads.get(meta.headlineWorkload)
-            if workload is None:
+            if workload is None and ("workloads", meta.headlineWorkload) in failed:
+                pass
+            elif workload is None:
                 problems.append(operation.document.problem(
                     f"metadata.headlineWorkload: no workload named {meta.headlineWorkload!r}", "metadata", "headlineWorkload"))
             elif workload.refs.get("operation") is not operation:
                 problems.append(operation.document.problem(
                     f"metadata.headlineWorkload: {meta.headlineWorkload!r} is a workload of another operation", "metadata", "headlineWorkload"))
         for index, source in enumerate(meta.sources):
-            if source not in catalog.sources:
+            if source not in catalog.sources and ("sources", source) not in failed:
                 problems.append(operation.document.problem(f"metadata.sources: no Source named {source!r}", "metadata", "sources", index))
     for hardware in catalog.hardware.values():
         spec = hardware.spec
         cites = [(("spec", "bandwidthGBps", "cite", "source"), spec.bandwidthGBps.cite.source)]
         cites += [(("spec", "peakTflops", key, "cite", "source"), rate.cite.source) for key, rate in spec.peakTflops.items()]
         for location, source in cites:
-            if source not in catalog.sources:
+            if source not in catalog.sources and ("sources", source) not in failed:
                 problems.append(hardware.document.problem(f"{'.'.join(location)}: no Source named {source!r}", *location))
     return problems

@@ -6,6 +6,7 @@ references, duplicates) happen in ``link``. Every problem in every file is colle
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,12 +14,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemas.kinds import KIND_FOLDERS, Envelope, model_for
+from schemas.common import TOKEN_PATTERN, quoted
+from schemas.kinds import HTTPS_URL_PATTERN, KIND_FOLDERS, RELATIVE_PATH_PATTERN, Envelope, model_for
 
 from .problems import Problem
 from .yamlio import load_bytes, locate
 
 DATA_SUFFIXES = (".yaml", ".yml")
+
+# What a pattern means, in words: "should match pattern '^https://[^\s<>...'" helps nobody.
+PATTERN_MESSAGES = {
+    HTTPS_URL_PATTERN: "is not an https:// URL (no spaces, quotes or angle brackets)",
+    RELATIVE_PATH_PATTERN: "is not a relative path of letters, digits, '.', '_' and '-' (no '..', no leading '/')",
+    TOKEN_PATTERN: "is not a token: use lowercase a-z, 0-9 and '_', starting with a letter",
+}
 
 
 @dataclass
@@ -58,13 +67,34 @@ def iter_data_files(data_dir: Path) -> Iterator[Path]:
 def _pydantic_message(error: dict[str, Any]) -> str:
     location = ".".join(str(part) for part in error["loc"] if not _is_union_tag(part))
     if error["type"] == "extra_forbidden":
+        if "suggestion" in error:
+            return f"unknown key {location!r}; did you mean {error['suggestion']!r}?"
         return f"unknown key {location!r}"
     if error["type"] == "missing":
         return f"missing required key {location!r}"
+    if error["type"] == "string_pattern_mismatch" and error["ctx"]["pattern"] in PATTERN_MESSAGES:
+        return f"{location}: {quoted(error['input'])} {PATTERN_MESSAGES[error['ctx']['pattern']]}"
     message = error["msg"]
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
     return f"{location}: {message}" if location else message
+
+
+def _merge_misspelt_keys(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A misspelt required key fails twice (unknown ``statuz``, missing ``status``): report it once."""
+    missing = [tuple(item["loc"]) for item in items if item["type"] == "missing"]
+    matched: set[tuple[Any, ...]] = set()
+    merged = []
+    for item in items:
+        if item["type"] == "extra_forbidden":
+            parent, key = tuple(item["loc"][:-1]), str(item["loc"][-1])
+            candidates = {str(loc[-1]): loc for loc in missing if loc[:-1] == parent and loc not in matched}
+            close = difflib.get_close_matches(key, list(candidates), n=1)
+            if close:
+                matched.add(candidates[close[0]])
+                item = {**item, "suggestion": close[0]}
+        merged.append(item)
+    return [item for item in merged if not (item["type"] == "missing" and tuple(item["loc"]) in matched)]
 
 
 def _is_union_tag(part: Any) -> bool:
@@ -90,13 +120,14 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
     try:
         relative = path.resolve().relative_to(data_dir.resolve())
         if relative.parts[0] != folder:
-            problems.append(at(f"a {kind} belongs under {folder}/, not {relative.parts[0]}/", "kind"))
+            # The rest of the file is checked against the wrong model: its errors would only be noise.
+            return None, [at(f"a {kind} belongs under {folder}/, not {relative.parts[0]}/", "kind")]
     except ValueError:
         pass
     try:
         document = model.model_validate(raw)
     except ValidationError as error:
-        for item in error.errors(include_url=False):
+        for item in _merge_misspelt_keys(error.errors(include_url=False)):
             location = tuple(part for part in item["loc"] if not _is_union_tag(part))
             problems.append(at(_pydantic_message(item), *location))
         return None, problems

@@ -8,6 +8,7 @@ bytes that are not UTF-8, anchors and aliases (the "billion laughs" expansion), 
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -67,6 +68,9 @@ def _yaml_problem(error: YAMLError, path: str) -> Problem:
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     if isinstance(error, MarkedYAMLError):
         what = error.problem or error.context or "invalid YAML"
+        if error.context and what.startswith("but "):
+            # "but found another document" means nothing without its context.
+            what = f"{error.context} {what}"
         if "duplicate key" in str(error):
             what = f"duplicate key {str(error).split('found duplicate key', 1)[1].split(' with value', 1)[0].strip()}"
     else:
@@ -74,19 +78,60 @@ def _yaml_problem(error: YAMLError, path: str) -> Problem:
     return Problem(path, line, column, f"YAML: {what}")
 
 
-def _check_no_aliases(text: str, path: str) -> list[Problem]:
-    # Cheap pre-test: anchors need '&' and aliases '*'; most files have neither.
-    if "&" not in text and "*" not in text:
+def _check_events(text: str, path: str) -> list[Problem]:
+    """Refuse anchors, aliases and explicit tags before anything is built from them."""
+    # Cheap pre-test: anchors need '&', aliases '*' and tags '!'; most files have none of them.
+    if "&" not in text and "*" not in text and "!" not in text:
         return []
     from ruamel.yaml.events import AliasEvent
 
     try:
         for event in _safe_yaml().parse(text):
-            anchor = getattr(event, "anchor", None)
-            if isinstance(event, AliasEvent) or anchor:
-                mark = event.start_mark
+            mark = event.start_mark
+            if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
                 return [Problem(path, mark.line + 1, mark.column + 1,
                                 "YAML anchors and aliases are not allowed in data files")]
+            # An explicit tag (!!binary, !!set, !!python/...) builds values no schema expects.
+            tag = getattr(event, "tag", None)
+            if tag:
+                shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
+                return [Problem(path, mark.line + 1, mark.column + 1,
+                                f"YAML tag {shown} is not allowed in data files; quote the value instead")]
+    except YAMLError as error:
+        return [_yaml_problem(error, path)]
+    return []
+
+
+# Python refuses to turn more than 4,300 digits into an int (CVE-2020-10735); find them to report them.
+_LONG_NUMBER = re.compile(r"[-+]?[0-9][0-9_]{4000,}")
+
+
+# The C composer recurses once per nesting level and crashes the process (a segmentation fault, not
+# an exception) near 30,000 levels. Nesting needs a '[', '{', '-' or '?' per level, except nesting
+# by indentation alone, which the size limit keeps under ~1,500 levels. So a file with fewer of
+# those characters than this cannot crash it; one with more has its depth measured on the parser's
+# events (iterative, safe) before anything is composed.
+NESTING_SCAN_THRESHOLD = 1000
+
+
+def _might_nest_deeply(text: str) -> bool:
+    return sum(text.count(char) for char in "[{-?") > NESTING_SCAN_THRESHOLD
+
+
+def _too_deep(text: str, path: str, limit: int) -> list[Problem]:
+    """The first collection nested deeper than ``limit``, found on the parser's events."""
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    try:
+        for event in _safe_yaml().parse(text):
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > limit:
+                    mark = event.start_mark
+                    return [Problem(path, mark.line + 1, mark.column + 1, f"YAML is nested deeper than {limit} levels")]
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
     except YAMLError as error:
         return [_yaml_problem(error, path)]
     return []
@@ -108,7 +153,9 @@ def _depth(value: Any, limit: int) -> int:
 
 
 def load_text(text: str, path: str) -> tuple[Any, list[Problem]]:
-    problems = _check_no_aliases(text, path)
+    problems = _check_events(text, path)
+    if not problems and _might_nest_deeply(text):
+        problems = _too_deep(text, path, MAX_DEPTH)
     if problems:
         return None, problems
     try:
@@ -117,8 +164,17 @@ def load_text(text: str, path: str) -> tuple[Any, list[Problem]]:
         return None, [_yaml_problem(error, path)]
     except RecursionError:
         return None, [Problem(path, 1, 1, "YAML is nested too deeply")]
+    except ValueError as error:
+        # The constructor's own refusals (a number too long to convert) carry no position.
+        match = _LONG_NUMBER.search(text)
+        if match is None:
+            return None, [Problem(path, 1, 1, f"YAML: {error}")]
+        offset = len(text[:match.start()].encode("utf-8"))
+        line, column = _position(text.encode("utf-8"), offset)
+        return None, [Problem(path, line, column, "number has too many digits")]
     if _depth(value, MAX_DEPTH) > MAX_DEPTH:
-        return None, [Problem(path, 1, 1, f"YAML is nested deeper than {MAX_DEPTH} levels")]
+        # Rare, so the second pass that finds the line and column costs nothing in the common case.
+        return None, _too_deep(text, path, MAX_DEPTH) or [Problem(path, 1, 1, f"YAML is nested deeper than {MAX_DEPTH} levels")]
     return value, []
 
 
