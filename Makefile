@@ -9,7 +9,7 @@ PORT ?= 8000
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-kernels validate fmt fmt-check schema test test-site build serve bench clean
+.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build serve bench clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,9 +28,26 @@ $(VENV)/.kernels-installed: pyproject.toml $(VENV)/.site-installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,kernels]'
 	@touch $@
 
+# Browser tests: Playwright's Python package (its driver only: browsers come from Debian, see
+# .ci/run) and axe-core from npm, into the gitignored .cache/ (nothing vendored into the repo).
+AXE_VERSION ?= 4.14.1
+AXE := .cache/npm/node_modules/axe-core/axe.min.js
+
+$(VENV)/.browser-installed: pyproject.toml $(VENV)/.site-installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,browser]'
+	@touch $@
+
+$(AXE):
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p .cache/npm && npm install --prefix .cache/npm --no-audit --no-fund --no-save --silent axe-core@$(AXE_VERSION) \
+	    || echo "WARNING: npm could not install axe-core: the accessibility checks will be skipped" >&2; \
+	else echo "WARNING: npm is missing: the accessibility checks (axe-core) will be skipped" >&2; fi
+
 install: $(VENV)/.site-installed ## Create .venv with the site builder and test tools (no torch)
 
 install-kernels: $(VENV)/.kernels-installed ## Add torch (CPU), triton and numpy for kernels and harness
+
+install-browser: $(VENV)/.browser-installed $(AXE) ## Add Playwright (no browser download) and axe-core for the browser tests
 
 validate: install ## Check every file under data/ (errors print as path:line:col)
 	$(KI) validate $(DATA)
@@ -44,7 +61,7 @@ fmt-check: install ## Fail if a data file is not in canonical form
 schema: install ## Regenerate the JSON Schemas in schemas/json/
 	$(KI) schema
 
-test: install-kernels ## Run every test (kernels through the Triton interpreter on the CPU)
+test: install-kernels install-browser ## Run every test (kernels on the CPU, browser tests in Debian's Chromium)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-site: install ## Run the tests that need no torch (what a data PR's CI runs)
