@@ -1,0 +1,1 @@
+"""Importers: turn an external source's published data into KernelIndex data files."""
