@@ -1,0 +1,206 @@
+"""Measure one task: build inputs, check correctness against the reference, then time it.
+
+The result is a plain dict (see ``result_record``) so it crosses process boundaries as JSON; the
+run-file writer turns it into a BenchmarkRun. Every task yields a result, whatever happened.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from .correctness import NO_MUTATION, Verdict, check_call, classify_exception, is_fatal, restore, snapshot
+from .plan import Task, TimingOptions
+from .stats import median_is_stable, to_ns
+
+
+class Session:
+    """Per-process state: the device, the timer (its L2-flush buffer is allocated once) and a clock reader."""
+
+    def __init__(self, timing: TimingOptions, device: str | None = None, clocks: Callable[[], dict] | None = None):
+        from . import timing as timing_module
+
+        self.options = timing
+        self.device = device or ("cuda" if timing.backend == "cuda" else "cpu")
+        self.timer = timing_module.make_timer(timing.backend)
+        self.clocks = clocks or (lambda: {})
+
+
+def _now() -> str:
+    moment = datetime.now(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def build_calls(task: Task, family, inputs: dict, grad_outputs: dict | None, params: dict):
+    """(call under test, reference call, tensors the call must leave unmodified) for the pass."""
+    forward = family.implementations.get(task.impl)
+    backward = family.backward_implementations.get(task.impl)
+    ref_forward = family.reference
+    ref_backward = family.backward_implementations.get("pytorch-reference")
+    if task.timed_pass == "forward":
+        return (lambda t: forward(t, **params)), (lambda t: ref_forward(t, **params)), inputs
+    watched = {**inputs, **{f"grad_{name}": tensor for name, tensor in grad_outputs.items()}}
+
+    def split(t):
+        return ({k: v for k, v in t.items() if not k.startswith("grad_")},
+                {k[5:]: v for k, v in t.items() if k.startswith("grad_")})
+
+    def run_backward(fn):
+        def call(t):
+            ins, grads = split(t)
+            return {f"d_{name}": value for name, value in fn(ins, grads, **params).items()}
+        return call
+
+    if task.timed_pass == "backward":
+        return run_backward(backward), run_backward(ref_backward), watched
+
+    def run_full(fwd, bwd):
+        def call(t):
+            ins, grads = split(t)
+            out = dict(fwd(ins, **params))
+            out.update({f"d_{name}": value for name, value in bwd(ins, grads, **params).items()})
+            return out
+        return call
+
+    return run_full(forward, backward), run_full(ref_forward, ref_backward), watched
+
+
+def measure(task: Task, family, session: Session) -> dict[str, Any]:
+    """Correctness, then timing; returns a result record (never raises for the implementation's faults)."""
+    import torch
+
+    options = session.options
+    started = time.perf_counter()
+    dtype = getattr(torch, task.dtype)
+    notes: list[str] = []
+    timing: dict[str, Any] | None = None
+    clocks: dict[str, Any] = {}
+    try:
+        inputs = family.make_inputs(task.axes, dtype, session.device, options.seed)
+        params = family.params_from_axes(task.axes)
+        grads = None
+        if task.timed_pass != "forward":
+            grads = family.make_grad_outputs(inputs, task.axes, dtype, options.seed + 1)
+        call, reference, watched = build_calls(task, family, inputs, grads, params)
+        pristine = snapshot(watched)
+        references = reference(snapshot(watched))
+    except Exception as error:  # noqa: BLE001 - a broken reference or input builder is recorded too
+        return result_record(task, Verdict("invalid_reference", notes=[f"reference or inputs failed: {type(error).__name__}: {error}"[:400]],
+                                           fatal=is_fatal(error)), None, {}, started)
+    verdict, outputs = check_call(task.kernel, dtype, lambda: call(watched), watched, references)
+    if verdict.timeable:
+        mutates = bool(verdict.changed_inputs)
+        setup = (lambda: restore(watched, pristine)) if mutates else None
+        try:
+            clocks["before"] = session.clocks()
+            fn = lambda: call(watched)  # noqa: E731
+            if task.cuda_graph:
+                fn, graph_verdict = capture_graph(task, fn, watched, pristine, references, mutates)
+                if graph_verdict is not None:
+                    verdict = graph_verdict
+            if verdict.timeable:
+                samples = sample(fn, options, session.timer, setup)
+                timing = {"samples_ns": to_ns(samples)}
+            clocks["after"] = session.clocks()
+        except Exception as error:  # noqa: BLE001
+            verdict = Verdict(classify_exception(error), verdict.max_abs, verdict.max_rel, verdict.changed_inputs,
+                              verdict.aliased_outputs, verdict.notes + [f"while timing: {type(error).__name__}: {str(error)[:300]}"],
+                              fatal=is_fatal(error))
+            timing = None
+    del outputs
+    record = result_record(task, verdict, timing, clocks, started, notes)
+    record["work"] = work_of(task, family, dtype)
+    return record
+
+
+def work_of(task: Task, family, dtype) -> dict | None:
+    """Bytes (inputs read once, outputs written once) and FLOPs of the forward pass, for GB/s and TFLOP/s."""
+    if task.timed_pass != "forward":
+        return None
+    try:
+        return {"bytes": int(family.bytes_moved(task.axes, dtype)), "flops": family.flops(task.axes)}
+    except Exception:  # noqa: BLE001 - informative only
+        return None
+
+
+def sample(fn, options: TimingOptions, timer, setup) -> list[float]:
+    """Samples (ms) until the median is stable or ``max_rounds`` rounds are taken."""
+    from .timing import time_fn
+
+    samples = time_fn(fn, warmup=options.warmup, flush_l2=options.flush_l2, timer=timer, target_ms=options.target_ms,
+                      min_reps=options.min_reps, max_reps=options.max_reps, setup=setup)
+    for _ in range(options.max_rounds - 1):
+        if median_is_stable(samples, options.stable_rel):
+            break
+        samples += time_fn(fn, reps=len(samples), warmup=1, flush_l2=options.flush_l2, timer=timer, setup=setup)
+    return samples
+
+
+def capture_graph(task: Task, fn, watched: dict, pristine: dict, references: dict, mutates: bool):
+    """Capture ``fn`` in a CUDA graph; returns (replay, verdict or None). The replayed outputs are
+    poisoned, replayed into and checked again, so graph capture cannot hide a wrong result."""
+    import torch
+
+    from .correctness import compare
+
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):  # compile, autotune and allocate outside the capture
+            if mutates:
+                restore(watched, pristine)
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    if mutates:
+        restore(watched, pristine)
+    with torch.cuda.graph(graph):
+        captured = fn()
+    for tensor in captured.values():
+        tensor.fill_(float("nan")) if tensor.is_floating_point() else tensor.fill_(-1)
+    if mutates:
+        restore(watched, pristine)
+    graph.replay()
+    torch.cuda.synchronize()
+    verdict = compare(task.kernel, getattr(torch, task.dtype), captured, references)
+    if verdict.status != "passed":
+        verdict.notes.insert(0, "CUDA graph replay")
+        return graph.replay, verdict
+    return graph.replay, None
+
+
+def result_record(task: Task, verdict: Verdict, timing: dict | None, clocks: dict, started: float,
+                  notes: list[str] | None = None) -> dict[str, Any]:
+    correctness = {
+        "max_abs": verdict.max_abs, "max_rel": verdict.max_rel,
+        "inputs_unmodified": not verdict.changed_inputs and not verdict.aliased_outputs,
+        "changed_inputs": verdict.changed_inputs, "aliased_outputs": verdict.aliased_outputs,
+    }
+    if verdict.status in ("runtime_error", "compile_error", "resource_exceeded", "invalid_reference"):
+        correctness["inputs_unmodified"] = None  # never got as far as checking
+    return {
+        "task": task.key,
+        "status": verdict.status,
+        "notes": list(verdict.notes) + list(notes or []),
+        "correctness": correctness,
+        "samples_ns": timing["samples_ns"] if timing else None,
+        "clocks": clocks,
+        "observed_at": _now(),
+        "wall_s": round(time.perf_counter() - started, 3),
+        "fatal": verdict.fatal,
+    }
+
+
+def crashed_record(task: Task, message: str) -> dict[str, Any]:
+    """The result of a task whose worker process died under it on every device it was tried on."""
+    return result_record(task, Verdict("runtime_error", notes=[message]), None, {}, time.perf_counter())
+
+
+def traceback_text() -> str:
+    return traceback.format_exc(limit=5)
+
+
+__all__ = ["NO_MUTATION", "Session", "measure", "crashed_record", "result_record", "sample"]

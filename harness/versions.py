@@ -1,0 +1,19 @@
+"""Versions of the packages behind each implementation key (labels on runs, pins in files)."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+PACKAGES = {"liger": "liger-kernel", "transformers": "transformers", "torch-compile": "torch", "kernelindex-triton": "kernelindex"}
+
+
+def package_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def peer_versions() -> dict[str, str]:
+    found = {key: package_version(package) for key, package in PACKAGES.items()}
+    return {key: version for key, version in found.items() if version}
