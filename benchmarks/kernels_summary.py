@@ -17,6 +17,13 @@ def _med(rows, fam, wl, pas, impl):
     return None
 
 
+def _e2e(rows, fam, wl, pas, impl):
+    for r in rows:
+        if r["family"] == fam and r["workload"] == wl and r["pass"] == pas and r["impl"] == impl:
+            return r.get("e2e_ms")
+    return None
+
+
 def _best_variant(rows, fam, wl, pas):
     best = None
     for r in rows:
@@ -42,7 +49,7 @@ def summary_text(rows) -> str:
         out.append("== Llama 4 RoPE (bf16), times in us; targets: fwd >=1.5x Liger and <=1.15x copy "
                    "(>=40 MB), bwd <=1.25x copy")
         out.append(f"{'workload':<52} {'MB':>7} {'ours':>8} {'liger':>8} {'hf':>8} {'compile':>8} {'copy':>8} "
-                   f"{'liger/ours':>10} {'ours/copy':>9} | {'bwd ours':>8} {'bwd liger':>9} {'bwd copy':>8} {'ours/copy':>9} | best variant fwd / bwd")
+                   f"{'liger/ours':>10} {'ours/copy':>9} | {'bwd ours':>8} {'bwd liger':>9} {'bwd copy':>8} {'ours/copy':>9} | {'e2e ours':>8} {'e2e liger':>9} {'e2e hf':>7} | best variant fwd / bwd")
         for wl in wls["rope"]:
             nb = next((r.get("bytes") for r in rows if r["family"] == "rope" and r["workload"] == wl and r.get("bytes")), 0)
             g = lambda p, i: _med(rows, "rope", wl, p, i)  # noqa: E731
@@ -55,11 +62,14 @@ def summary_text(rows) -> str:
                        f"{_fmt(us(c), 1):>8} {_fmt(us(cp), 1):>8} {_fmt(l / o if l and o else None, 2):>10} "
                        f"{_fmt(o / cp if o and cp else None, 2):>9} | {_fmt(us(bo), 1):>8} {_fmt(us(bl), 1):>9} "
                        f"{_fmt(us(bcp), 1):>8} {_fmt(bo / bcp if bo and bcp else None, 2):>9} | "
+                       f"{_fmt(us(_e2e(rows, 'rope', wl, 'forward', 'kernelindex-triton')), 1):>8} "
+                       f"{_fmt(us(_e2e(rows, 'rope', wl, 'forward', 'liger')), 1):>9} "
+                       f"{_fmt(us(_e2e(rows, 'rope', wl, 'forward', 'transformers')), 1):>7} | "
                        f"{bv[0] + ' ' + _fmt(bv[1] * 1e3, 1) if bv else '-'} / {bbv[0] + ' ' + _fmt(bbv[1] * 1e3, 1) if bbv else '-'}")
     # ---- NA
     if wls.get("na"):
         out.append("\n== Neighborhood attention (fp32), us; targets: >=5x Liger at seq 128, >=10x at seq 4096")
-        out.append(f"{'workload':<62} {'ours':>8} {'ours-fp32':>9} {'liger':>9} {'ref':>9} {'compile':>9} {'copy':>7} {'liger/ours':>10} {'ok':>5} {'err':>9} | best variant")
+        out.append(f"{'workload':<62} {'ours':>8} {'ours-fp32':>9} {'liger':>9} {'ref':>9} {'compile':>9} {'copy':>7} {'liger/ours':>10} {'ok':>5} {'err':>9} {'e2e ours':>8} {'e2e liger':>9} | best variant")
         for wl in wls["na"]:
             g = lambda i: _med(rows, "na", wl, "forward", i)  # noqa: E731
             o, o32, l, rf, c, cp = (g(i) for i in ("kernelindex-triton", "ours[fp32-gemm]", "liger", "pytorch-reference", "torch-compile", "d2d-copy"))
@@ -68,13 +78,15 @@ def summary_text(rows) -> str:
             bv = _best_variant(rows, "na", wl, "forward")
             out.append(f"{wl:<62} {_fmt(us(o), 1):>8} {_fmt(us(o32), 1):>9} {_fmt(us(l), 1):>9} {_fmt(us(rf), 1):>9} "
                        f"{_fmt(us(c), 1):>9} {_fmt(us(cp), 1):>7} {_fmt(l / o if l and o else None, 1):>10} "
-                       f"{str(okr.get('ok')):>5} {_fmt(okr.get('max_abs_err'), 6) if isinstance(okr.get('max_abs_err'), float) else '-':>9} | "
+                       f"{str(okr.get('ok')):>5} {_fmt(okr.get('max_abs_err'), 6) if isinstance(okr.get('max_abs_err'), float) else '-':>9} "
+                       f"{_fmt(us(_e2e(rows, 'na', wl, 'forward', 'kernelindex-triton')), 1):>8} "
+                       f"{_fmt(us(_e2e(rows, 'na', wl, 'forward', 'liger')), 1):>9} | "
                        f"{bv[0] + ' ' + _fmt(bv[1] * 1e3, 1) if bv else '-'}")
     # ---- mrope
     if wls.get("mrope"):
         out.append("\n== M-RoPE attention (bf16), us; targets: suite mean >=1.3x vs eager/SDPA; (1024,1) <= 2x arithmetic floor")
         out.append(f"{'workload':<50} {'ours':>8} {'eager':>8} {'sdpa':>8} {'hf':>8} {'liger':>8} {'compile':>8} {'floor':>8} "
-                   f"{'eager/ours':>10} {'sdpa/ours':>9} {'ours/floor':>10} {'ok':>5} {'err':>8} | best variant")
+                   f"{'eager/ours':>10} {'sdpa/ours':>9} {'ours/floor':>10} {'ok':>5} {'err':>8} {'e2e ours':>8} {'e2e sdpa':>8} | best variant")
         re, rs = [], []
         for wl in wls["mrope"]:
             g = lambda i: _med(rows, "mrope", wl, "forward", i)  # noqa: E731
@@ -89,7 +101,9 @@ def summary_text(rows) -> str:
             out.append(f"{wl:<50} {_fmt(us(o), 1):>8} {_fmt(us(e), 1):>8} {_fmt(us(s), 1):>8} {_fmt(us(h), 1):>8} "
                        f"{_fmt(us(l), 1):>8} {_fmt(us(c), 1):>8} {_fmt(us(f), 1):>8} {_fmt(e / o if e and o else None, 2):>10} "
                        f"{_fmt(s / o if s and o else None, 2):>9} {_fmt(o / f if o and f else None, 2):>10} {str(okr.get('ok')):>5} "
-                       f"{_fmt(okr.get('max_abs_err'), 4) if isinstance(okr.get('max_abs_err'), float) else '-':>8} | "
+                       f"{_fmt(okr.get('max_abs_err'), 4) if isinstance(okr.get('max_abs_err'), float) else '-':>8} "
+                       f"{_fmt(us(_e2e(rows, 'mrope', wl, 'forward', 'kernelindex-triton')), 1):>8} "
+                       f"{_fmt(us(_e2e(rows, 'mrope', wl, 'forward', 'pytorch-sdpa')), 1):>8} | "
                        f"{bv[0] + ' ' + _fmt(bv[1] * 1e3, 1) if bv else '-'}")
         if re:
             gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))  # noqa: E731
@@ -103,7 +117,8 @@ def summary_text(rows) -> str:
     bad = [r for r in rows if r.get("ok") is False]
     out.append(f"\nerrors: {len(errs)}; failed checks: {len(bad)}")
     for r in errs[:15] + bad[:15]:
-        out.append(f"  {r['family']} {r['workload']} {r['pass']} {r['impl']}: {r.get('error') or ('max_abs_err=' + str(r.get('max_abs_err')))}")
+        out.append(f"  {r['family']} {r['workload']} {r['pass']} {r['impl']}: {r.get('error') or ('max_abs_err=' + str(r.get('max_abs_err')))}"
+                   + (f" (valid rows only: {r['max_abs_err_valid_rows']})" if r.get("max_abs_err_valid_rows") is not None else ""))
     return "\n".join(out) + "\n"
 
 

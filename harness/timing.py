@@ -4,9 +4,13 @@ Methodology (one sample = one call):
 * warm-up: ``warmup`` untimed calls (compilation, autotuning, allocator warm-up),
 * before each timed call, the L2 is flushed by writing (``zero_``) a buffer of ``flush_bytes``
   (default 256 MiB, > 4x the 60 MB L2 of an H200; ``l2_flush_bytes()`` reads the device's L2),
-* the call is bracketed by two CUDA events recorded on the current stream; the flush is outside
-  the bracket. The host enqueues the call while the GPU is still busy with the flush, so host
-  overhead is hidden unless it exceeds the flush time (as with ``triton.testing.do_bench``),
+* optionally (``hide_host_us`` > 0) a GPU spin (``torch.cuda._sleep``) of about that many
+  microseconds is enqueued after the flush, so the GPU is still busy while the host runs the
+  call's Python and launch code: the events then bracket device time only, even for calls whose
+  host overhead exceeds the flush time (without it, small kernels measure the host, as
+  ``triton.testing.do_bench`` does),
+* the call is bracketed by two CUDA events recorded on the current stream; flush and spin are
+  outside the bracket,
 * ``reps`` samples in milliseconds are returned; ``summarize`` gives median, p20, p80, mean, min,
   count.
 
@@ -21,6 +25,7 @@ import time
 from typing import Callable, Sequence
 
 DEFAULT_FLUSH_BYTES = 256 * 1024 * 1024
+CYCLES_PER_US = 1980  # H100/H200 boost clock; only sizes the host-hiding spin
 
 
 def _quantile(sorted_xs: Sequence[float], q: float) -> float:
@@ -68,15 +73,18 @@ class CudaTimer:
             self.buf.zero_()
 
     def sample(self, fn: Callable[[], object], reps: int, flush: bool = True,
-               setup: Callable[[], object] | None = None) -> list[float]:
+               setup: Callable[[], object] | None = None, hide_host_us: float = 0.0) -> list[float]:
         torch = self.torch
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        cycles = int(hide_host_us * CYCLES_PER_US)
         for r in range(reps):
             if setup is not None:
                 setup()
             if flush:
                 self.flush()
+            if cycles > 0:
+                torch.cuda._sleep(cycles)
             starts[r].record()
             fn()
             ends[r].record()
@@ -94,7 +102,7 @@ class CpuTimer:
     def flush(self):
         pass
 
-    def sample(self, fn, reps, flush=True, setup=None):
+    def sample(self, fn, reps, flush=True, setup=None, hide_host_us=0.0):
         out = []
         for _ in range(reps):
             if setup is not None:
@@ -118,7 +126,8 @@ def make_timer(backend: str = "cuda", **kw):
 
 def time_fn(fn: Callable[[], object], *, reps: int | None = None, warmup: int = 5, flush_l2: bool = True,
             backend: str = "cuda", timer=None, target_ms: float = 200.0, min_reps: int = 10,
-            max_reps: int = 200, setup: Callable[[], object] | None = None) -> list[float]:
+            max_reps: int = 200, setup: Callable[[], object] | None = None,
+            hide_host_us: float = 0.0) -> list[float]:
     """Time ``fn()``; returns the samples in milliseconds.
 
     ``reps=None`` picks the count so the timed samples take about ``target_ms`` (bounded by
@@ -131,7 +140,24 @@ def time_fn(fn: Callable[[], object], *, reps: int | None = None, warmup: int = 
         fn()
     timer.sync()
     if reps is None:
-        est = timer.sample(fn, 3, flush=flush_l2, setup=setup)
+        est = timer.sample(fn, 3, flush=flush_l2, setup=setup, hide_host_us=hide_host_us)
         per = max(statistics.median(est), 1e-3)
         reps = int(min(max_reps, max(min_reps, target_ms / per)))
-    return timer.sample(fn, reps, flush=flush_l2, setup=setup)
+    return timer.sample(fn, reps, flush=flush_l2, setup=setup, hide_host_us=hide_host_us)
+
+
+def host_timing(fn: Callable[[], object], n: int = 20, backend: str = "cuda") -> dict:
+    """Host-inclusive cost of back-to-back calls (no flush, no spin): ``e2e_ms`` = wall time per
+    call including the final synchronisation (what a launch-bound caller sees), ``host_ms`` = wall
+    time per call of the enqueue loop alone (Python + launch overhead, while the queue is not
+    full)."""
+    sync = (lambda: __import__("torch").cuda.synchronize()) if backend == "cuda" else (lambda: None)
+    fn()
+    sync()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    sync()
+    t2 = time.perf_counter()
+    return {"e2e_ms": (t2 - t0) * 1e3 / n, "host_ms": (t1 - t0) * 1e3 / n, "n": n}

@@ -20,10 +20,17 @@ import torch
 _META_CACHE: dict = {}
 
 
-def _kernel():
-    from ._kernels import _llama4_rope_kernel
+_LAUNCHER = None
 
-    return _llama4_rope_kernel
+
+def _kernel():
+    global _LAUNCHER
+    if _LAUNCHER is None:
+        from .._launch import FastLauncher
+        from ._kernels import _llama4_rope_kernel
+
+        _LAUNCHER = FastLauncher(_llama4_rope_kernel)
+    return _LAUNCHER
 
 
 def _np2(x: int) -> int:
@@ -67,11 +74,11 @@ def rope_apply(q, k, freqs_cis, conj: bool = False, block_elems: int = 8192, num
         return qo, ko
     DH, bhq, bhk, bt, nw, nqb, nkb = _meta(S, Hq, Hkv, D, block_elems, num_warps)
     grid = (-(-T // bt), nqb + nkb)
-    _kernel()[grid](q, k, qo, ko, f, T, S, Hq, Hkv, D,
-                    q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
-                    qo.stride(0), qo.stride(1), qo.stride(2), ko.stride(0), ko.stride(1), ko.stride(2),
-                    sfb, f.stride(1), nqb,
-                    BT=bt, BHQ=bhq, BHK=bhk, DH=DH, CONJ=conj, num_warps=nw)
+    _kernel().launch(grid, (q, k, qo, ko, f, T, S, Hq, Hkv, D,
+                            q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
+                            qo.stride(0), qo.stride(1), qo.stride(2), ko.stride(0), ko.stride(1), ko.stride(2),
+                            sfb, f.stride(1), nqb),
+                     {"BT": bt, "BHQ": bhq, "BHK": bhk, "DH": DH, "CONJ": conj}, num_warps=nw)
     return qo, ko
 
 

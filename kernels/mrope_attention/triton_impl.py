@@ -46,6 +46,19 @@ def fused_qkv_weights(inputs: dict):
     return hit[0], hit[1]
 
 
+_LAUNCHERS = None
+
+
+def _launchers():
+    global _LAUNCHERS
+    if _LAUNCHERS is None:
+        from .._launch import FastLauncher
+        from ._kernels import _attn_fwd_kernel, _mask_range_kernel, _mrope_qk_inplace_kernel
+
+        _LAUNCHERS = tuple(FastLauncher(k) for k in (_mrope_qk_inplace_kernel, _mask_range_kernel, _attn_fwd_kernel))
+    return _LAUNCHERS
+
+
 def _cdiv(a, b):
     return -(-a // b)
 
@@ -57,8 +70,7 @@ def _np2(x):
 def forward(inputs: dict, num_heads: int = 28, num_kv_heads: int = 4, mrope_section=(16, 24, 24),
             block_m: int = 0, block_n: int = 0, num_warps: int = 0, num_stages: int = 0,
             use_range: bool = True) -> dict:
-    from ._kernels import _attn_fwd_kernel, _mask_range_kernel, _mrope_qk_inplace_kernel
-
+    rope_k, range_k, attn_k = _launchers()
     x = inputs["x"]
     B, N, C = x.shape
     H, Hkv = num_heads, num_kv_heads
@@ -80,10 +92,10 @@ def forward(inputs: dict, num_heads: int = 28, num_kv_heads: int = 4, mrope_sect
     nht = H + Hkv
     bh = min(_np2(nht), max(1, 4096 // HD))
     bt = max(1, 4096 // (HD * bh))
-    _mrope_qk_inplace_kernel[(_cdiv(T, bt), _cdiv(nht, bh))](
-        qkv, cos, sin, T, N, nht, qkv.stride(0), cos.stride(0), cos.stride(1), cos.stride(2), HD,
-        SEC0=mrope_section[0], SEC1=mrope_section[0] + mrope_section[1], HALF=half, BT=bt, BH=bh,
-        num_warps=4)
+    rope_k.launch((_cdiv(T, bt), _cdiv(nht, bh), 1),
+                  (qkv, cos, sin, T, N, nht, qkv.stride(0), cos.stride(0), cos.stride(1), cos.stride(2), HD),
+                  {"SEC0": mrope_section[0], "SEC1": mrope_section[0] + mrope_section[1], "HALF": half,
+                   "BT": bt, "BH": bh}, num_warps=4)
 
     on_gpu = x.is_cuda
     BM = block_m or (128 if on_gpu else 16)
@@ -104,13 +116,12 @@ def forward(inputs: dict, num_heads: int = 28, num_kv_heads: int = 4, mrope_sect
     use_range = use_range and has_mask
     if use_range:
         R = max(1, min(8, 512 // BN, _np2(NNB)))
-        _mask_range_kernel[(NMB, B)](mask, lohi, N, smb, smi, smj, NMB, NNB, BLOCKED_THRESHOLD,
-                                     BM=BM, BN=BN, R=R, num_warps=8 if on_gpu else 4)
+        range_k.launch((NMB, B, 1), (mask, lohi, N, smb, smi, smj, NMB, NNB, BLOCKED_THRESHOLD),
+                       {"BM": BM, "BN": BN, "R": R}, num_warps=8 if on_gpu else 4)
     o = torch.empty((T, H * HD), dtype=x.dtype, device=x.device)
-    _attn_fwd_kernel[(H, NMB, B)](
-        qkv, mask, lohi, o, N, qkv.stride(0), o.stride(0), H * HD, (H + Hkv) * HD,
-        smb, smi, smj, HD ** -0.5, NMB, NNB,
-        GROUP=H // Hkv, HD=HD, BM=BM, BN=BN, HAS_MASK=has_mask, USE_RANGE=use_range,
-        num_warps=nw, num_stages=ns)
+    attn_k.launch((H, NMB, B), (qkv, mask, lohi, o, N, qkv.stride(0), o.stride(0), H * HD, (H + Hkv) * HD,
+                                smb, smi, smj, HD ** -0.5, NMB, NNB),
+                  {"GROUP": H // Hkv, "HD": HD, "BM": BM, "BN": BN, "HAS_MASK": has_mask, "USE_RANGE": use_range},
+                  num_warps=nw, num_stages=ns)
     out = torch.mm(o, inputs["wo"].t())
     return {"out": out.view(B, N, C)}

@@ -39,6 +39,19 @@ def fused_qkv_weights(inputs: dict):
     return hit[0], hit[1]
 
 
+_LAUNCHER = None
+
+
+def _launcher():
+    global _LAUNCHER
+    if _LAUNCHER is None:
+        from .._launch import FastLauncher
+        from ._kernels import _na_fwd_kernel
+
+        _LAUNCHER = FastLauncher(_na_fwd_kernel)
+    return _LAUNCHER
+
+
 def _np2(x: int) -> int:
     return 1 << max(0, (int(x) - 1).bit_length())
 
@@ -56,15 +69,13 @@ class _TF32:
 
 
 def banded_attention(qkv, B, N, H, HD, C, kernel_size, dilation, boundary, scale, block_m=0, num_warps=4):
-    from ._kernels import _na_fwd_kernel
-
     o = torch.empty((B * N, C), dtype=qkv.dtype, device=qkv.device)
     DP = _np2(HD)
-    bm = block_m or (32 if DP >= 128 else 64)
+    bm = block_m or (16 if DP >= 128 else 32)
     grid = (triton_cdiv(N, bm), B * H)
-    _na_fwd_kernel[grid](qkv, o, N, H, HD, qkv.stride(0), o.stride(0), C, 2 * C, scale,
-                         KS=kernel_size, DIL=dilation, SHIFT=(boundary == "shift"), BM=bm, DP=DP,
-                         num_warps=num_warps)
+    _launcher().launch(grid, (qkv, o, N, H, HD, qkv.stride(0), o.stride(0), C, 2 * C, scale),
+                       {"KS": kernel_size, "DIL": dilation, "SHIFT": boundary == "shift", "BM": bm, "DP": DP},
+                       num_warps=num_warps)
     return o
 
 

@@ -82,3 +82,11 @@ def test_families_registry():
     assert "liger" in rope.mutates_inputs and "kernelindex-triton" in rope.backward_implementations
     mr = fams["multimodal-rotary-embedding-attention"]
     assert mr.flops({"batch": 1, "seq": 1024}) == 60_129_542_144 + 15_032_385_536
+
+
+def test_host_timing_cpu_and_spin_ignored_on_cpu():
+    from harness.timing import host_timing
+
+    r = host_timing(lambda: None, n=5, backend="cpu")
+    assert r["n"] == 5 and r["e2e_ms"] >= r["host_ms"] >= 0
+    assert len(time_fn(lambda: None, reps=3, warmup=1, backend="cpu", hide_host_us=100)) == 3
