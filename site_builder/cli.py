@@ -71,7 +71,9 @@ def main() -> None:
 
 @main.command()
 @click.argument("data_dir", type=click.Path(path_type=Path), default=DEFAULT_DATA)
-def validate(data_dir: Path) -> None:
+@click.option("--format", "output_format", type=click.Choice(["text", "github"]), default="text", show_default=True,
+              help="github: print problems as ::error workflow commands, so GitHub Actions marks the file and line.")
+def validate(data_dir: Path, output_format: str = "text") -> None:
     """Check every data file; print each problem as path:line:col: message."""
     from .repository import load_catalog
 
@@ -79,7 +81,10 @@ def validate(data_dir: Path) -> None:
         catalog = load_catalog(data_dir)
     except DataError as error:
         for problem in error.problems:
-            click.echo(str(problem), err=True)
+            if output_format == "github":
+                click.echo(github_annotation(problem))
+            else:
+                click.echo(str(problem), err=True)
         click.echo(f"{data_dir}: {len(error.problems)} problem{'s' if len(error.problems) != 1 else ''}", err=True)
         sys.exit(1)
     except FileNotFoundError as error:
@@ -88,6 +93,17 @@ def validate(data_dir: Path) -> None:
     counts = Counter(entity.kind for kind in catalog.by_kind.values() for entity in kind.values())
     detail = ", ".join(f"{count:,} {kind}" for kind, count in sorted(counts.items()))
     click.echo(f"{data_dir}: {sum(counts.values()):,} files valid ({detail})")
+
+
+def github_annotation(problem) -> str:
+    """A problem as a GitHub Actions workflow command: the PR's diff shows it on the file's line."""
+    def escape(text: str, property_value: bool = False) -> str:
+        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
+
+    message = " ".join(problem.message.split())
+    return (f"::error file={escape(problem.path, True)},line={problem.line},col={problem.column},"
+            f"title=kernelindex validate::{escape(message)}")
 
 
 @main.command()
