@@ -92,7 +92,7 @@ def _row(path: Path, line: int, fields: list[str]) -> Row:
         datetime.strptime(value["timestamp"], "%Y-%m-%d %H:%M:%S")
     except ValueError as error:
         raise ImporterError(f"{path}:{line}: {error}") from None
-    if value["metric_name"] not in ("speed", "memory") or (value["metric_name"], value["metric_unit"]) not in (("speed", "ms"), ("memory", "MB")):
+    if (value["metric_name"], value["metric_unit"]) not in (("speed", "ms"), ("memory", "MB")):
         raise ImporterError(f"{path}:{line}: unknown metric {value['metric_name']}/{value['metric_unit']}")
     if value["kernel_operation_mode"] not in ("forward", "backward", "full"):
         raise ImporterError(f"{path}:{line}: unknown mode {value['kernel_operation_mode']!r}")
