@@ -62,6 +62,7 @@ def command(kernels, workloads, impls, passes, cuda_graph, devices, data_dir, ou
         timing.target_ms = target_ms
         timing.min_reps = min(timing.min_reps, 5)
         timing.max_rounds = 1
+        timing.warmup = 1
     if backend == "cpu":
         timing.flush_l2 = False
 

@@ -249,7 +249,7 @@ class Dispatcher:
                 pending.clear()
                 break
             try:
-                kind, worker, payload = self.events.get(timeout=1.0)
+                kind, worker, payload = self.events.get(timeout=0.25)
             except queue.Empty:
                 kind = None
             if kind is not None:

@@ -23,7 +23,9 @@ RUN_FOLDER = Path("runs") / HARNESS_SOURCE
 HEADER = "Written by `kernelindex bench` (harness/). Re-running the same measurement rewrites this file."
 STATISTICS = ("median", "mean", "minimum", "maximum", "p20", "p80")
 # Peer package versions recorded on runs (as the Liger importer records liger_version).
-VERSION_LABELS = {"liger": "liger_version", "transformers": "transformers_version", "torch-compile": "torch_version"}
+# implementation key -> (label, version key in the worker's versions)
+VERSION_LABELS = {"liger": ("liger_version", "liger"), "transformers": ("transformers_version", "transformers"),
+                  "torch-compile": ("torch_version", "torch")}
 
 
 @dataclass

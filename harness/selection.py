@@ -93,7 +93,7 @@ def select(index: DataIndex, families: dict[str, FamilyInfo], *, kernels: list[s
             if name not in existing_impls and name not in plan.new_implementations:
                 plan.new_implementations[name] = implementation_file(
                     key, kernel, name, project_for_peer=_peer_project(index, key),
-                    version=info.versions.get(key), family_dtypes=info.dtypes)
+                    version=_pinned_version(key, info.versions), family_dtypes=info.dtypes)
             for timed_pass in kernel_passes:
                 if timed_pass != "forward" and key not in info.backward:
                     continue
@@ -216,6 +216,14 @@ def suite_case_file(suite: Doc, position: int, case: dict, name: str, info: Fami
     if case.get("externalId"):
         metadata["labels"]["suite_case"] = str(case["externalId"])
     return {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "WorkloadCase", "metadata": metadata, "spec": spec}
+
+
+def _pinned_version(key: str, versions: dict) -> str | None:
+    """Our implementations carry KernelIndex's version (the code is ours, torch.compile included);
+    a peer adapter carries its package's."""
+    from .implementations import OURS
+
+    return versions.get("kernelindex") if key in OURS else versions.get(key)
 
 
 def _peer_project(index: DataIndex, key: str) -> str | None:

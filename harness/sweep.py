@@ -152,8 +152,10 @@ def assemble(plan: Plan, result: SweepResult, index: DataIndex | None) -> SweepR
             environment = next(iter(result.device_environment.values()))
         versions = (result.outcome.facts.get(device) or {}).get("versions") or {}
         labels = {}
-        if task.impl in VERSION_LABELS and versions.get(task.impl):
-            labels[VERSION_LABELS[task.impl]] = versions[task.impl]
+        if task.impl in VERSION_LABELS:
+            label, package = VERSION_LABELS[task.impl]
+            if versions.get(package):
+                labels[label] = versions[package]
         result.measured.append(Measured(task=task, result=record, environment=environment,
                                         device=device if device is not None and device >= 0 else None, labels=labels))
     return result

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
-PACKAGES = {"liger": "liger-kernel", "transformers": "transformers", "torch-compile": "torch", "kernelindex-triton": "kernelindex"}
+# version key -> distribution name
+PACKAGES = {"liger": "liger-kernel", "transformers": "transformers", "torch": "torch", "kernelindex": "kernelindex"}
+# implementation key -> the version key it is pinned to / labelled with
+IMPLEMENTATION_PACKAGE = {"liger": "liger", "transformers": "transformers", "torch-compile": "torch"}
 
 
 def package_version(name: str) -> str | None:

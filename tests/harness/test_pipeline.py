@@ -1,0 +1,62 @@
+"""End to end on the CPU: `kernelindex bench --backend cpu` on tiny workloads through Triton's
+interpreter, then the files validate; a re-run replaces files instead of adding new ones."""
+
+import pytest
+from click.testing import CliRunner
+
+torch = pytest.importorskip("torch")
+pytestmark = [pytest.mark.kernels,
+              # the M-RoPE kernel's exp2 of (finfo.min - max) overflows to -inf on purpose (-> 0)
+              pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")]
+
+from harness.cli import command  # noqa: E402
+
+
+def _bench(*args):
+    return CliRunner().invoke(command, list(args), catch_exceptions=False)
+
+
+def test_cpu_pipeline_runs_every_kernel_and_writes_valid_files(tiny_data):
+    args = ["--data", str(tiny_data), "--backend", "cpu", "--target-ms", "1",
+            "-i", "kernelindex-triton", "-i", "pytorch-reference", "-p", "all"]
+    result = _bench(*args)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "validation: " in out and "is valid" in out
+    assert "[ 1/12] cpu" in out and "kernelindex-triton" in out  # progress lines
+    assert "kernel" in out and "median" in out and "p20-p80" in out  # the summary table
+    runs = sorted((tiny_data / "runs" / "kernelindex-harness").rglob("*.yaml"))
+    # rope: 2 impls x 3 passes; FNA: 2 x forward; M-RoPE: 2 x 2 cases + 2 suite means
+    assert len(runs) == 6 + 2 + 4 + 2
+    from site_builder.repository import load_catalog
+
+    catalog = load_catalog(tiny_data)
+    ours = [e for e in catalog.runs.values() if e.spec.sourceNative.source == "kernelindex-harness"]
+    assert {e.spec.status for e in ours} == {"passed"}, [(e.name, e.spec.correctness.notes) for e in ours if e.spec.status != "passed"]
+    assert len(catalog.environments) == 1
+
+    again = _bench(*args[:-2], "-p", "forward", "llama4-rope")
+    assert again.exit_code == 0, again.output
+    assert "2 run files (0 files written or changed" not in again.output  # new samples: rewritten in place
+    assert sorted((tiny_data / "runs" / "kernelindex-harness").rglob("*.yaml")) == runs  # replaced, not duplicated
+
+
+def test_dry_run_prints_the_plan_without_a_gpu(tiny_data):
+    result = _bench("--data", str(tiny_data), "--dry-run", "llama4-rope", "-p", "all")
+    assert result.exit_code == 0
+    assert "llama4-rope:" in result.output and "kernelindex-triton -> kernelindex-triton-llama4-rope" in result.output
+    assert "implementations/kernelindex-triton-llama4-rope.yaml" in result.output
+    assert not (tiny_data / "runs").exists()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without a GPU")
+def test_without_a_gpu_it_refuses_clearly(tiny_data):
+    result = CliRunner().invoke(command, ["--data", str(tiny_data), "llama4-rope"])
+    assert result.exit_code == 1
+    assert "no CUDA GPU is visible" in result.output and "--dry-run" in result.output
+    assert not (tiny_data / "runs").exists()
+
+
+def test_unknown_names_are_one_line_errors(tiny_data):
+    result = CliRunner().invoke(command, ["--data", str(tiny_data), "--dry-run", "-w", "no-such-workload"])
+    assert result.exit_code == 1 and "no workload named 'no-such-workload'" in result.output
