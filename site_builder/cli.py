@@ -73,12 +73,13 @@ def main() -> None:
 @click.argument("data_dir", type=click.Path(path_type=Path), default=DEFAULT_DATA)
 @click.option("--format", "output_format", type=click.Choice(["text", "github"]), default="text", show_default=True,
               help="github: print problems as ::error workflow commands, so GitHub Actions marks the file and line.")
-def validate(data_dir: Path, output_format: str = "text") -> None:
+@click.option("--no-cache", is_flag=True, help="Parse every file again instead of reusing unchanged files' models.")
+def validate(data_dir: Path, no_cache: bool, output_format: str = "text") -> None:
     """Check every data file; print each problem as path:line:col: message."""
     from .repository import load_catalog
 
     try:
-        catalog = load_catalog(data_dir)
+        catalog = load_catalog(data_dir, cache=not no_cache)
     except DataError as error:
         for problem in error.problems:
             if output_format == "github":

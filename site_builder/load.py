@@ -138,21 +138,23 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
     return Document(path=path, display=display, kind=kind, model=document), []
 
 
-def load_file(path: Path, data_dir: Path) -> tuple[Document | None, list[Problem]]:
+def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None) -> tuple[Document | None, list[Problem]]:
+    """``raw_bytes``: the file's bytes when the caller has read them already (and hashed them)."""
     display = display_path(path)
-    raw_bytes = path.read_bytes()
+    if raw_bytes is None:
+        raw_bytes = path.read_bytes()
     raw, problems = load_bytes(raw_bytes, display)
     if problems:
         return None, problems
     return validate_object(raw, path, display, data_dir)
 
 
-def load_documents(data_dir: Path, paths: Iterable[Path] | None = None) -> tuple[list[Document], list[Problem]]:
-    documents: list[Document] = []
-    problems: list[Problem] = []
-    for path in paths if paths is not None else iter_data_files(data_dir):
-        document, found = load_file(path, data_dir)
-        problems.extend(found)
-        if document is not None:
-            documents.append(document)
-    return documents, problems
+def load_documents(data_dir: Path, paths: Iterable[Path] | None = None, *, cache: bool = True,
+                   jobs: int | None = None) -> tuple[list[Document], list[Problem]]:
+    """Every file, in path order. ``cache``: reuse models of files whose bytes are unchanged (see
+    ``cache``); ``jobs``: processes that parse (default: one per core, for large repositories)."""
+    from .bulkload import load_many
+    from .cache import ParseCache
+
+    paths = list(paths if paths is not None else iter_data_files(data_dir))
+    return load_many(data_dir, paths, ParseCache.for_data(data_dir) if cache else None, jobs)

@@ -11,20 +11,22 @@ from .load import display_path, iter_data_files, load_documents
 from .problems import DataError
 
 
-def load_catalog(data_dir: Path, as_of: date | datetime | None = None) -> Catalog:
+def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache: bool = True) -> Catalog:
     """Every file under ``data_dir``, validated and linked; raises DataError listing all problems.
 
     ``as_of``: the date given by ``--as-of`` or ``SOURCE_DATE_EPOCH``, if any; runs observed more
     than a day after it are errors. ``None`` compares against the wall clock (see ``checks``).
+    ``cache``: False parses every file again (``--no-cache``); the result is the same either way.
     """
     if not data_dir.is_dir():
         raise FileNotFoundError(f"{data_dir}: no such data folder")
     paths = list(iter_data_files(data_dir))
-    documents, problems = load_documents(data_dir, paths)
+    documents, problems = load_documents(data_dir, paths, cache=cache)
     problems.extend(future_observations(documents, as_of))
     # Files that failed are named to link, so references to them are not reported a second time.
     failed = {problem.path for problem in problems}
-    broken = {(path.relative_to(data_dir).parts[0], path.stem) for path in paths if display_path(path) in failed}
+    broken = {(path.relative_to(data_dir).parts[0], path.stem) for path in paths
+              if failed and display_path(path) in failed}  # display_path resolves: only when needed
     catalog, link_problems = link(documents, broken)
     problems.extend(link_problems)
     if problems:

@@ -1,0 +1,204 @@
+"""Load many data files fast: cache hits in this process, misses across a pool of processes.
+
+The per-file rules live in ``load.load_file``; this module only decides where that work runs and
+how often. The result is the same list of documents and problems, in the same (path) order, as
+loading every file one after the other: workers return results by position and they are merged
+in that order, whatever order the workers finish in.
+
+A worker returns the model as JSON (the same bytes the cache stores), and this process turns it
+back into a model, so a cold load and a warm one build their models the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from schemas.kinds import KIND_MODELS, Envelope
+
+from .cache import ParseCache, entry_key
+from .load import Document, display_path, load_file
+from .problems import Problem
+
+# Below this many files to parse, starting processes costs more than it saves.
+POOL_THRESHOLD = 400
+CHUNK = 250
+
+Result = tuple[Document | None, list[Problem]]
+
+
+def read_file(path: Path) -> bytes:
+    """The file's bytes with the fewest system calls: open, read until a short read, close."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks = [os.read(descriptor, 1 << 16)]
+        while len(chunks[-1]) == 1 << 16:
+            chunks.append(os.read(descriptor, 1 << 20))
+        return b"".join(chunks) if len(chunks) > 1 else chunks[0]
+    finally:
+        os.close(descriptor)
+
+
+def model_json(model: Envelope) -> str | None:
+    """The model as JSON that validates back into an equal model with the same fields set; else None.
+
+    (A timestamp with microseconds, for one, is written with milliseconds: such a model is not
+    stored, and travels between processes pickled instead.)
+    """
+    payload = model.model_dump_json(exclude_unset=True)
+    try:
+        restored = type(model).model_validate_json(payload)
+    except ValidationError:
+        return None
+    if restored != model or restored.model_dump_json(exclude_unset=True) != payload:
+        return None
+    return payload
+
+
+def model_from_json(kind: str, payload: bytes | str) -> Envelope | None:
+    model = KIND_MODELS.get(kind)
+    if model is None:
+        return None
+    try:
+        return model.model_validate_json(payload)
+    except (ValidationError, ValueError):
+        return None
+
+
+class _Displays:
+    """``display_path`` for many files in few folders: each folder is resolved once, not each file."""
+
+    def __init__(self) -> None:
+        self.cwd = Path.cwd().resolve()
+        self.folders: dict[str, str | None] = {}
+
+    def __call__(self, path: Path) -> str:
+        if path.is_symlink():
+            return display_path(path)  # the link itself resolves elsewhere
+        folder = str(path.parent)
+        if folder not in self.folders:
+            try:
+                self.folders[folder] = str(path.parent.resolve().relative_to(self.cwd))
+            except ValueError:
+                self.folders[folder] = None
+        base = self.folders[folder]
+        if base is None:
+            return str(path)
+        return path.name if base == "." else f"{base}/{path.name}"
+
+
+def _relative(path: Path, data_dir: Path) -> str:
+    try:
+        return path.relative_to(data_dir).as_posix()
+    except ValueError:
+        return str(path.resolve())
+
+
+def _parse_one(path: Path, data_dir: Path, relative: str) -> tuple[str, Result, str | None]:
+    """(cache key, result, model JSON when storable): the bytes hashed are the bytes parsed."""
+    raw = read_file(path)
+    document, problems = load_file(path, data_dir, raw)
+    payload = model_json(document.model) if document is not None else None
+    return entry_key(relative, raw), (document, problems), payload
+
+
+def _parse_chunk(data_dir: str, items: list[tuple[int, str, str]]) -> list[tuple]:
+    """In a worker: parse files, return (index, key, kind, JSON or pickled model, problems)."""
+    out = []
+    for index, path, relative in items:
+        key, (document, problems), payload = _parse_one(Path(path), Path(data_dir), relative)
+        if document is None:
+            out.append((index, key, None, None, None, problems))
+        elif payload is not None:
+            out.append((index, key, document.kind, payload, None, problems))
+        else:
+            out.append((index, key, document.kind, None, pickle.dumps(document.model), problems))
+    return out
+
+
+def _pool_context():
+    import multiprocessing
+
+    # fork starts a worker in milliseconds with every module already imported; elsewhere spawn.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def _jobs(requested: int | None) -> int:
+    if requested is not None:
+        return max(1, requested)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None,
+              jobs: int | None = None) -> tuple[list[Document], list[Problem]]:
+    results: list[Result | None] = [None] * len(paths)
+    displays = _Displays()
+    relatives = [_relative(path, data_dir) for path in paths]
+
+    misses: list[int] = []
+    if cache is not None and len(cache):
+        for index, path in enumerate(paths):
+            key = entry_key(relatives[index], read_file(path))
+            hit = cache.get(key)
+            model = model_from_json(*hit) if hit is not None else None
+            if model is None:
+                if hit is not None:
+                    cache.forget(key)
+                misses.append(index)
+                continue
+            results[index] = (Document(path=path, display=displays(path), kind=model.kind, model=model), [])
+    else:
+        misses = list(range(len(paths)))
+
+    workers = _jobs(jobs)
+    if workers > 1 and len(misses) >= POOL_THRESHOLD:
+        remaining = _parse_in_pool(data_dir, paths, relatives, misses, results, cache, workers)
+    else:
+        remaining = misses
+    for index in remaining:
+        key, result, payload = _parse_one(paths[index], data_dir, relatives[index])
+        results[index] = result
+        if cache is not None and payload is not None:
+            cache.put(key, result[0].kind, payload)  # type: ignore[union-attr]
+
+    if cache is not None:
+        cache.save()
+    documents: list[Document] = []
+    problems: list[Problem] = []
+    for document, found in results:  # type: ignore[misc]
+        problems.extend(found)
+        if document is not None:
+            documents.append(document)
+    return documents, problems
+
+
+def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], misses: list[int],
+                   results: list[Result | None], cache: ParseCache | None, workers: int) -> list[int]:
+    """Parse ``misses`` in worker processes; returns the indexes left to parse here (after a crash)."""
+    chunks = [[(index, str(paths[index]), relatives[index]) for index in misses[start:start + CHUNK]]
+              for start in range(0, len(misses), CHUNK)]
+    displays = _Displays()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
+            for chunk in pool.map(_parse_chunk, [str(data_dir)] * len(chunks), chunks):
+                for index, key, kind, payload, pickled, problems in chunk:
+                    document = None
+                    if kind is not None:
+                        model = model_from_json(kind, payload) if payload is not None else pickle.loads(pickled)
+                        document = Document(path=paths[index], display=displays(paths[index]), kind=kind, model=model)
+                        if cache is not None and payload is not None:
+                            cache.put(key, kind, payload)
+                    results[index] = (document, problems)
+    except BrokenProcessPool:
+        pass  # a worker died (a parser crash): parse what is left here, where the error surfaces
+    return [index for index in misses if results[index] is None]
