@@ -7,6 +7,8 @@ DATA ?= data
 SITE ?= site
 PORT ?= 8000
 PYTEST_ARGS ?=
+# text, or github for ::error annotations in GitHub Actions (make validate OUTPUT_FORMAT=github)
+OUTPUT_FORMAT ?= text
 
 .DEFAULT_GOAL := help
 .PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build serve bench clean
@@ -50,13 +52,13 @@ install-kernels: $(VENV)/.kernels-installed ## Add torch (CPU), triton and numpy
 install-browser: $(VENV)/.browser-installed $(AXE) ## Add Playwright (no browser download) and axe-core for the browser tests
 
 validate: install ## Check every file under data/ (errors print as path:line:col)
-	$(KI) validate $(DATA)
+	$(KI) validate --format $(OUTPUT_FORMAT) $(DATA)
 
 fmt: install ## Rewrite data files into canonical form, keeping comments
 	$(KI) fmt $(DATA)
 
 fmt-check: install ## Fail if a data file is not in canonical form
-	$(KI) fmt --check $(DATA)
+	$(KI) fmt --check --format $(OUTPUT_FORMAT) $(DATA)
 
 schema: install ## Regenerate the JSON Schemas in schemas/json/
 	$(KI) schema

@@ -94,7 +94,9 @@ def write_atomically(path: Path, text: str) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--check", is_flag=True, help="List files that are not canonical and exit 1; write nothing.")
 @click.option("--jobs", "-j", type=int, default=0, show_default="one per CPU", help="Worker processes.")
-def command(paths: tuple[Path, ...], check: bool, jobs: int) -> None:
+@click.option("--format", "output_format", type=click.Choice(["text", "github"]), default="text", show_default=True,
+              help="github: report files as ::error workflow commands (GitHub Actions marks them in the PR).")
+def command(paths: tuple[Path, ...], check: bool, jobs: int, output_format: str) -> None:
     """Rewrite data files into canonical form (keeps comments).
 
     PATHS are files or folders (default: data). Key order follows the schema, 2-space indent,
@@ -105,11 +107,22 @@ def command(paths: tuple[Path, ...], check: bool, jobs: int) -> None:
     outcomes = check_files(files, jobs)
     changed = [o for o in outcomes if o.status == "changed"]
     errors = [o for o in outcomes if o.status == "error"]
+    github = output_format == "github"
     for outcome in errors:
-        click.echo(str(outcome.problem), err=True)
+        if github:
+            from .cli import github_annotation
+
+            click.echo(github_annotation(outcome.problem))
+        else:
+            click.echo(str(outcome.problem), err=True)
     if check:
         for outcome in changed:
-            click.echo(f"not canonical: {outcome.display}")
+            if github:
+                from .cli import github_annotation
+
+                click.echo(github_annotation(Problem(outcome.display, 1, 1, "not in canonical form: run `make fmt` (kernelindex fmt)")))
+            else:
+                click.echo(f"not canonical: {outcome.display}")
         if changed:
             click.echo(f"{len(changed)} of {len(files)} files not canonical: run `kernelindex fmt` (or `make fmt`)", err=True)
         elif not errors:
