@@ -36,12 +36,17 @@ def comparison_key(*, operation: str, workload: str, protocol: str, environment:
     }))
 
 
-def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapping[str, Any]] | None
-                   ) -> tuple[str | None, str | None, float | None]:
-    """(metric "latency:<statistic>:ns", statistic, value in ns) that a run is ranked by.
+# Metrics where less is better, so a group can rank them ascending; a throughput could not be.
+LOWER_IS_BETTER = ("latency", "memory")
+CENTRAL_STATISTICS = ("median", "mean")
 
-    The timing block decides; without one, the first latency measurement in ns. Anything else
-    (a throughput, a memory figure) is not a latency and cannot be ranked ascending.
+
+def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapping[str, Any]] | None
+                   ) -> tuple[str | None, float | None]:
+    """("<metric>:<statistic>:<unit>", value) that a run is ranked by, e.g. ("latency:median:ns", 81280).
+
+    The timing block decides; without one, the first central (median or mean) measurement of a
+    lower-is-better metric, such as a peak-memory run's median MiB.
     """
     if timing:
         statistic = timing["primaryStatistic"]
@@ -50,12 +55,11 @@ def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapp
         if value is None:  # validation forbids this; keep the fallback the public site documents
             statistic = "median" if statistic == "mean" else "mean"
             value = latency.get(statistic)
-        return f"latency:{statistic}:ns", statistic, value
+        return f"latency:{statistic}:ns", value
     for measurement in measurements or ():
-        if measurement["metric"] == "latency" and measurement["unit"] == "ns":
-            statistic = measurement["statistic"]
-            return f"latency:{statistic}:ns", statistic, measurement["value"]
-    return None, None, None
+        if measurement["metric"] in LOWER_IS_BETTER and measurement["statistic"] in CENTRAL_STATISTICS:
+            return f"{measurement['metric']}:{measurement['statistic']}:{measurement['unit']}", measurement["value"]
+    return None, None
 
 
 def group_by_cohort(runs: Iterable[RunFacts]) -> dict[str, list[RunFacts]]:

@@ -20,7 +20,7 @@ BELOW_PHYSICAL_FLOOR = "BELOW_PHYSICAL_FLOOR"
 REASON_TEXT = {
     RETRACTED: "retracted",
     SUPERSEDED: "superseded by a newer run",
-    MISSING_PRIMARY_METRIC: "publishes no primary latency",
+    MISSING_PRIMARY_METRIC: "publishes no primary value",
     BELOW_PHYSICAL_FLOOR: "faster than the physical floor of its workload on its GPU (implausible)",
 }
 
@@ -41,7 +41,7 @@ def superseded_names(runs: Iterable[RunFacts]) -> frozenset[str]:
 
 
 def eligibility_reasons(run: RunFacts, *, superseded: bool, floor_ns: float | None) -> tuple[str, ...]:
-    """Every reason the run may not be ranked; empty when it is eligible."""
+    """Every reason the run may not be ranked; empty when it is eligible. The floor applies to latencies."""
     reasons = []
     if run.status != "passed":
         reasons.append(status_reason(run.status))
@@ -49,8 +49,8 @@ def eligibility_reasons(run: RunFacts, *, superseded: bool, floor_ns: float | No
         reasons.append(RETRACTED)
     if superseded:
         reasons.append(SUPERSEDED)
-    if run.value_ns is None:
+    if run.value is None:
         reasons.append(MISSING_PRIMARY_METRIC)
-    elif floor_ns is not None and run.value_ns < floor_ns:
+    elif floor_ns is not None and run.value_ns is not None and run.value_ns < floor_ns:
         reasons.append(BELOW_PHYSICAL_FLOOR)
     return tuple(reasons)

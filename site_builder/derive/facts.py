@@ -67,7 +67,7 @@ def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts])
         implementation = implementations[run.refs["implementation"].name]
         timing = spec.timing.model_dump() if spec.timing else None
         measurements = [m.model_dump() for m in spec.measurements] if spec.measurements and not timing else None
-        metric, statistic, value = primary_metric(timing, measurements)
+        metric, value = primary_metric(timing, measurements)
         lane = (workload.name, protocol.name, environment.name, metric)
         if lane not in keys:
             keys[lane] = comparison_key(
@@ -85,8 +85,8 @@ def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts])
             environment=environment.name,
             cohort=keys[lane],
             status=spec.status,
-            value_ns=value,
-            statistic=statistic,
+            value=value,
+            metric=metric,
             observed_at=spec.observedAt,
             language=implementation.language,
             baseline=implementation.baseline,

@@ -53,5 +53,5 @@ def fastest_by_language(rows: Sequence[RankedRow]) -> list[LanguageBest]:
             best[language] = row
     if len(best) < 2:
         return []
-    first = next(iter(best.values())).value_ns
-    return [LanguageBest(language, row, row.value_ns / first) for language, row in best.items()]
+    first = next(iter(best.values())).value
+    return [LanguageBest(language, row, row.value / first) for language, row in best.items()]

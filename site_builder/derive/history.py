@@ -18,7 +18,7 @@ class RecordEvent:
         """Fraction of the previous record's time saved: (previous - new) / previous."""
         if self.previous is None:
             return None
-        return (self.previous.value_ns - self.run.value_ns) / self.previous.value_ns  # type: ignore[operator]
+        return (self.previous.value - self.run.value) / self.previous.value  # type: ignore[operator]
 
 
 def record_history(eligible: Iterable[RunFacts]) -> list[RecordEvent]:
@@ -26,7 +26,7 @@ def record_history(eligible: Iterable[RunFacts]) -> list[RecordEvent]:
     events: list[RecordEvent] = []
     holder: RunFacts | None = None
     for run in sorted(eligible, key=lambda r: (r.observed_at, r.digest)):
-        if holder is None or run.value_ns < holder.value_ns:  # type: ignore[operator]
+        if holder is None or run.value < holder.value:  # type: ignore[operator]
             events.append(RecordEvent(run, holder))
             holder = run
     return events

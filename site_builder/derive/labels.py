@@ -1,7 +1,10 @@
 """Names for comparison groups that a reader can tell apart.
 
 Groups on one GPU are named by what actually differs between them ("H100 · backward",
-"H100 · CUDA 12.4"), never by a counter such as "env 2" that says nothing.
+"H100 · CUDA 12.4"), never by a counter such as "env 2" that says nothing. Each group gets the
+fewest facets that set it apart, most telling first: the forward and backward groups read
+"· forward" and "· backward"; a latency and a memory group that both time the full pass read
+"· full · latency" and "· full · memory".
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ class CohortFacets:
     key: str
     gpu: str
     # What may tell groups on one GPU apart, most telling first: (facet, printed value). The last
-    # facets should be the protocol's and environment's titles, which always tell them apart.
+    # facets should be the protocol's and environment's titles, which nearly always tell them apart.
     facets: tuple[tuple[str, str], ...]
 
 
@@ -28,24 +31,26 @@ def cohort_labels(cohorts: Sequence[CohortFacets]) -> dict[str, str]:
         if len(group) == 1:
             labels[group[0].key] = gpu
             continue
-        names = [name for name, _ in group[0].facets]
         values = [dict(cohort.facets) for cohort in group]
+        names = [name for name, _ in group[0].facets]
         differing = [name for name in names if len({v.get(name, "") for v in values}) > 1]
-        # The fewest facets that still tell every group apart, in order of how telling they are.
-        chosen: list[str] = []
-        for name in differing:
-            chosen.append(name)
-            if len({tuple(v.get(n, "") for n in chosen) for v in values}) == len(group):
-                break
-        for cohort, facet_values in zip(group, values):
-            parts = [facet_values.get(name, "") for name in chosen]
-            text = " · ".join([gpu] + [part for part in parts if part])
-            labels[cohort.key] = text
-        # Identical facets (a difference we do not name): fall back to the key, never a counter.
-        seen: dict[str, int] = {}
-        for cohort in group:
-            seen[labels[cohort.key]] = seen.get(labels[cohort.key], 0) + 1
-        for cohort in group:
-            if seen[labels[cohort.key]] > 1:
-                labels[cohort.key] += f" · group {cohort.key.removeprefix('sha256:')[:8]}"
+        for cohort, mine in zip(group, values):
+            chosen = []
+            for name in differing:
+                chosen.append(name)
+                twins = [v for v in values if all(v.get(n, "") == mine.get(n, "") for n in chosen)]
+                if len(twins) == 1:
+                    break
+            labels[cohort.key] = " · ".join([gpu] + [mine[name] for name in chosen if mine.get(name)])
+        _break_remaining_ties(group, labels)
     return labels
+
+
+def _break_remaining_ties(group: Sequence[CohortFacets], labels: dict[str, str]) -> None:
+    """Groups identical in every named facet (a difference we do not name): add the key, never a counter."""
+    counts: dict[str, int] = {}
+    for cohort in group:
+        counts[labels[cohort.key]] = counts.get(labels[cohort.key], 0) + 1
+    for cohort in group:
+        if counts[labels[cohort.key]] > 1:
+            labels[cohort.key] += f" · group {cohort.key.removeprefix('sha256:')[:8]}"

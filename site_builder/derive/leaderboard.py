@@ -63,6 +63,10 @@ class Cohort:
     def statistic(self) -> str | None:
         return self.metric.split(":")[1] if self.metric else None
 
+    @property
+    def is_latency(self) -> bool:
+        return bool(self.metric) and self.metric.startswith("latency:")
+
 
 @dataclass
 class Leaderboard:
@@ -129,12 +133,12 @@ class Leaderboard:
         cases = self.catalog.of("WorkloadCase")
         for cohort in self.cohorts.values():
             workload = cases.get(cohort.workload)
-            if workload is None:
+            if workload is None or not cohort.is_latency:
                 continue
             lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype)
             for row in cohort.rows:
                 lanes.setdefault(lane, []).append(ScalingInput(
-                    dict(workload.spec.axes), row.run.implementation, row.value_ns, row.run.name, workload.name))
+                    dict(workload.spec.axes), row.run.implementation, row.value, row.run.name, workload.name))
         return lanes
 
     def scaling(self, cohort: Cohort) -> Scaling | None:
@@ -217,7 +221,8 @@ def _cohort_facets(catalog: Catalog, cohort: Cohort) -> CohortFacets:
     measurement, hardware, software = protocol.spec.measurement, environment.spec.hardware, environment.spec.software
     harness = protocol.spec.harness
     facets = [
-        ("pass", measurement.timedPass or ""),
+        ("pass", measurement.timedPass or protocol.metadata.labels.get("pass", "")),
+        ("metric", (cohort.metric or "no metric").split(":", 1)[0]),
         ("form factor", hardware.formFactor or ""),
         ("cuda", f"CUDA {software.cudaToolkit}" if software.cudaToolkit else ""),
         ("driver", f"driver {software.driver}" if software.driver else ""),
@@ -251,7 +256,7 @@ def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         eligible = [run for run in members if run.name not in reasons]
         cohorts[key] = Cohort(
             key=key, operation=first.operation, workload=first.workload, protocol=first.protocol,
-            environment=first.environment, metric=metric_of(first), gpu=gpus[first.environment],
+            environment=first.environment, metric=first.metric, gpu=gpus[first.environment],
             runs=members, rows=rank_runs(eligible), unranked=[run for run in members if run.name in reasons],
             history=record_history(eligible),
         )
@@ -261,7 +266,9 @@ def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         workload_cohorts.setdefault(cohort.workload, []).append(cohort)
     for name, group in workload_cohorts.items():
         # Largest group first; the faster record breaks a tie, the key makes the order total.
-        group.sort(key=lambda c: (-len(c.rows), c.leader.value_ns if c.leader else float("inf"), c.key))
+        # Latency groups first (the page leads with the fastest run, not the leanest), then the
+        # largest group; the faster record breaks a tie, and the key makes the order total.
+        group.sort(key=lambda c: (not c.is_latency, -len(c.rows), c.leader.value if c.leader else float("inf"), c.key))
         labels = cohort_labels([_cohort_facets(catalog, cohort) for cohort in group])
         for cohort in group:
             cohort.label = labels[cohort.key]
@@ -270,7 +277,3 @@ def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
                         cohorts=cohorts, workload_cohorts=workload_cohorts, gpus=gpus, floors=floors)
     board.row_of = {row.run.name: row for cohort in cohorts.values() for row in cohort.rows}
     return board
-
-
-def metric_of(run: RunFacts) -> str | None:
-    return f"latency:{run.statistic}:ns" if run.statistic else None

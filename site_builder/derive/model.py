@@ -26,11 +26,24 @@ class RunFacts:
     environment: str
     cohort: str  # the comparison key
     status: str
-    value_ns: float | None  # the primary value; None when the run publishes none
-    statistic: str | None  # median or mean
+    value: float | None  # the primary value, in the metric's unit; None when the run publishes none
+    metric: str | None  # "<metric>:<statistic>:<unit>", e.g. latency:median:ns or memory:median:MiB
     observed_at: datetime
     language: str = "unknown"
     baseline: bool = False
     evidence: str = "reported"
     retracted: bool = False
     supersedes: str | None = None  # name of the run this one replaces
+
+    @property
+    def statistic(self) -> str | None:
+        return self.metric.split(":")[1] if self.metric else None
+
+    @property
+    def unit(self) -> str | None:
+        return self.metric.rsplit(":", 1)[1] if self.metric else None
+
+    @property
+    def value_ns(self) -> float | None:
+        """The primary value when it is a time in nanoseconds (floors and latencies); else None."""
+        return self.value if self.unit == "ns" else None

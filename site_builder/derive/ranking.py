@@ -23,12 +23,16 @@ class RankedRow:
     vs_baseline: float | None
 
     @property
-    def value_ns(self) -> float:
-        return self.run.value_ns  # type: ignore[return-value]  # ranked rows always have a value
+    def value(self) -> float:
+        return self.run.value  # type: ignore[return-value]  # ranked rows always have a value
+
+    @property
+    def value_ns(self) -> float | None:
+        return self.run.value_ns
 
 
 def display_order(run: RunFacts) -> tuple:
-    return (run.value_ns, -evidence_strength(run.evidence), -run.observed_at.timestamp(), run.digest)
+    return (run.value, -evidence_strength(run.evidence), -run.observed_at.timestamp(), run.digest)
 
 
 def rank_runs(eligible: Iterable[RunFacts]) -> list[RankedRow]:
@@ -36,17 +40,17 @@ def rank_runs(eligible: Iterable[RunFacts]) -> list[RankedRow]:
     ordered = sorted(eligible, key=display_order)
     if not ordered:
         return []
-    leader = ordered[0].value_ns
-    baseline = next((run.value_ns for run in ordered if run.baseline), None)
+    leader = ordered[0].value
+    baseline = next((run.value for run in ordered if run.baseline), None)
     rows: list[RankedRow] = []
     rank = 0
     previous = None
     for run in ordered:
-        if run.value_ns != previous:
+        if run.value != previous:
             rank += 1
-            previous = run.value_ns
-        vs_baseline = None if run.baseline or baseline is None else baseline / run.value_ns
-        rows.append(RankedRow(run=run, rank=rank, vs_leader=run.value_ns / leader, vs_baseline=vs_baseline))
+            previous = run.value
+        vs_baseline = None if run.baseline or baseline is None else baseline / run.value
+        rows.append(RankedRow(run=run, rank=rank, vs_leader=run.value / leader, vs_baseline=vs_baseline))
     return rows
 
 

@@ -87,3 +87,14 @@ def test_cohort_labels_name_what_differs():
     assert labels["pcie"] == "H100 PCIe"  # alone on its GPU: the GPU says it all
     assert labels["cu1"] == "B200 · CUDA 12.4" and labels["cu2"] == "B200 · CUDA 12.8"
     assert labels["same1"] != labels["same2"] and "env" not in labels["same1"]
+
+
+def test_cohort_labels_add_a_second_facet_only_where_the_first_is_shared():
+    names = ["pass", "metric", "protocol"]
+
+    def facets(key, *values):
+        return CohortFacets(key, "H100", tuple(zip(names, values)))
+
+    labels = cohort_labels([facets("f", "forward", "latency", "P fwd"), facets("full", "full", "latency", "P full"),
+                            facets("mem", "full", "memory", "P mem")])
+    assert labels == {"f": "H100 · forward", "full": "H100 · full · latency", "mem": "H100 · full · memory"}

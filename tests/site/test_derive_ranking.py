@@ -27,13 +27,20 @@ def test_comparison_key_is_deterministic_and_sensitive_to_every_part():
         assert comparison_key(**{**KEY_PARTS, part: other}) != key, part
 
 
-def test_primary_metric_prefers_timing_then_latency_measurements():
+def test_primary_metric_prefers_timing_then_lower_is_better_measurements():
     timing = {"primaryStatistic": "mean", "latencyNs": {"mean": 166200, "median": 160000}}
-    assert primary_metric(timing, None) == ("latency:mean:ns", "mean", 166200)
+    assert primary_metric(timing, None) == ("latency:mean:ns", 166200)
     measurements = [{"metric": "throughput", "statistic": "mean", "unit": "GB/s", "value": 3.0},
-                    {"metric": "latency", "statistic": "median", "unit": "ns", "value": 5.0}]
-    assert primary_metric(None, measurements) == ("latency:median:ns", "median", 5.0)
-    assert primary_metric(None, measurements[:1]) == (None, None, None)
+                    {"metric": "memory", "statistic": "p20", "unit": "MiB", "value": 10.0},
+                    {"metric": "memory", "statistic": "median", "unit": "MiB", "value": 12.0}]
+    assert primary_metric(None, measurements) == ("memory:median:MiB", 12.0)  # a throughput cannot rank ascending
+    assert primary_metric(None, measurements[:2]) == (None, None)
+
+
+def test_run_units_and_the_floor_apply_to_latencies_only(run):
+    memory = run("mem", 12.0, metric="memory:median:MiB")
+    assert memory.unit == "MiB" and memory.statistic == "median" and memory.value_ns is None
+    assert eligibility_reasons(memory, superseded=False, floor_ns=1000.0) == ()
 
 
 def test_group_by_cohort_keeps_input_order(run):

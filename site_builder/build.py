@@ -1,0 +1,133 @@
+"""``kernelindex build``: the whole site from ``data/``, read top to bottom.
+
+load → validate → link (``load_catalog``) → derive → context → render → write. Everything is
+read and derived before anything is written, every output is collected in memory, and the site
+folder is swapped in only when the whole build succeeded.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import click
+
+from . import urls
+from .asof import resolve_as_of
+from .chart_svg import vega_bundle
+from .context import site_pages
+from .derive.comparison import COMPARISON_KEY_VERSION
+from .derive.eligibility import BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED
+from .derive.evidence import REPLICATIONS_NEEDED
+from .derive.floors import HEADROOM_POLICY
+from .derive.leaderboard import derive_leaderboard
+from .derive.scaling import MAX_SERIES
+from .derive.staleness import STALE_AFTER_DAYS
+from .mirrors import MirrorIndex, page_schemas
+from .problems import DataError
+from .render import TEMPLATES, Renderer, mirror_json
+from .repository import load_catalog
+from .views import MIRROR_VERSION
+from .write import OutputError, Outputs
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    pages: int
+    mirrors: int
+    files: int
+    charts: int
+    seconds: float
+    as_of: date
+    as_of_source: str
+
+    def line(self, out_dir: Path) -> str:
+        return (f"Built {self.pages:,} pages and {self.mirrors:,} JSON mirrors ({self.charts:,} charts, {self.files:,} files) "
+                f"into {out_dir} in {self.seconds:.1f} s; as of {self.as_of} ({self.as_of_source}).")
+
+
+def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None) -> BuildSummary:
+    started = time.perf_counter()
+
+    def step(message: str) -> None:
+        progress(f"[{time.perf_counter() - started:6.1f} s] {message}")
+
+    step(f"loading {data_dir}")
+    catalog = load_catalog(data_dir)
+    as_of_date, as_of_source = resolve_as_of(as_of, os.environ, data_dir,
+                                             (run.spec.observedAt for run in catalog.runs.values()))
+    step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
+    board = derive_leaderboard(catalog, as_of_date)
+    step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
+
+    outputs = Outputs()
+    bundle_name, bundle = vega_bundle()
+    renderer = Renderer(vega_bundle=bundle_name)
+    mirrors = MirrorIndex()
+    pages = 0
+    for page in site_pages(board, _methodology(renderer, as_of_date)):
+        outputs.add(page.html, renderer.page(page), by=f"{page.kind} page {page.title!r}")
+        outputs.add(page.mirror, mirror_json(page), by=f"{page.kind} mirror {page.title!r}")
+        mirrors.add(page)
+        pages += 1
+        if pages % 1000 == 0:
+            step(f"rendered {pages:,} pages")
+    step(f"rendered {pages:,} pages and {renderer.charts.rendered:,} charts")
+
+    outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
+    outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
+    for path, text in page_schemas().items():
+        outputs.add(path, text, by="JSON Schema")
+    outputs.add(f"{urls.STATIC}/{bundle_name}", bundle, by="Vega bundle")
+    for asset in sorted((TEMPLATES / "static").iterdir()):
+        if asset.is_file():
+            outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
+    step(f"writing {len(outputs):,} files")
+    outputs.commit(out_dir)
+    return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
+                        seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source)
+
+
+def _methodology(renderer: Renderer, as_of_date: date) -> str:
+    codes = [(code, REASON_TEXT[code]) for code in (RETRACTED, SUPERSEDED, MISSING_PRIMARY_METRIC, BELOW_PHYSICAL_FLOOR)]
+    codes.insert(0, ("STATUS_<X>", "the run's status is not passed (for example STATUS_INCORRECT_NUMERICAL)"))
+    return renderer.methodology_markdown(
+        as_of=as_of_date, key_version=COMPARISON_KEY_VERSION, reasons=codes, replications=REPLICATIONS_NEEDED,
+        stale_days=STALE_AFTER_DAYS, headroom_policy=HEADROOM_POLICY, max_series=MAX_SERIES,
+        mirror_version=MIRROR_VERSION)
+
+
+@click.command(name="build")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
+              show_default=True, help="The data folder.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("site"),
+              show_default=True, help="Where the site goes; replaced as a whole only when the build succeeds.")
+@click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Date staleness and access dates are measured against (default: SOURCE_DATE_EPOCH, else the "
+                   "last commit touching the data).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+def command(data_dir: Path, out_dir: Path, as_of, quiet: bool) -> None:
+    """Build the static site from data/ into site/."""
+    progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
+    try:
+        summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress)
+    except DataError as error:
+        for problem in error.problems:
+            click.echo(str(problem), err=True)
+        click.echo(f"build stopped: {len(error.problems)} problem{'s' if len(error.problems) != 1 else ''} in "
+                   f"{data_dir}; nothing was written", err=True)
+        sys.exit(1)
+    except OutputError as error:
+        click.echo(f"build stopped: {error}; nothing was written", err=True)
+        sys.exit(1)
+    except FileNotFoundError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    click.echo(summary.line(out_dir))

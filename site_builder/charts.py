@@ -1,0 +1,87 @@
+"""Chart specs: Altair builds the Vega-Lite; ``chart_svg`` renders it. Data is inline, never fetched.
+
+Every chart is drawn from the same series its page lists in a table beside it, so the chart is an
+enhancement of content a reader (or a screen reader, or a printer) already has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+from altair.utils.schemapi import disable_debug_mode
+
+from . import urls
+from .derive.history import RecordEvent
+from .derive.scaling import Scaling
+from .views import ChartView, Series, SeriesPoint
+
+# Altair validates every object it builds while in debug mode (the default): several seconds a
+# build for specs whose shape is fixed by this module and checked by the tests.
+disable_debug_mode()
+
+WIDTH, HEIGHT = 560, 260
+# A log axis once values span this much: a linear one would flatten the small values into a line.
+LOG_X_SPAN, LOG_Y_SPAN = 8, 20
+
+
+def _time_unit(values_ns: Sequence[float]) -> tuple[str, float]:
+    return ("ms", 1e6) if max(values_ns) >= 1e6 else ("µs", 1e3)
+
+
+def _config(chart: alt.Chart) -> alt.Chart:
+    return (chart.properties(width=WIDTH, height=HEIGHT)
+            .configure(font="sans-serif", background="white")
+            .configure_axis(labelFontSize=11, titleFontSize=12, grid=True, gridOpacity=0.5)
+            .configure_legend(orient="bottom", title=None, labelFontSize=12, labelLimit=260)
+            .configure_view(stroke=None))
+
+
+def scaling_chart(scaling: Scaling, implementation_titles: dict[str, str], context: str) -> ChartView:
+    """``context``: what is held fixed, for the caption ("NVIDIA H100 · forward")."""
+    values = [p.value_ns for s in scaling.series for p in s.points]
+    xs = sorted({p.x for s in scaling.series for p in s.points})
+    unit, scale = _time_unit(values)
+    names = [implementation_titles[s.implementation] for s in scaling.series]
+    # Two implementations may share a title (two Liger releases); the legend must still tell them apart.
+    labels = _distinct(names, [s.implementation for s in scaling.series])
+    rows = [{"series": label, "x": p.x, "latency": p.value_ns / scale, "run": p.run}
+            for label, s in zip(labels, scaling.series) for p in s.points]
+    x_scale = alt.Scale(type="log", base=2) if xs[-1] / max(xs[0], 1) >= LOG_X_SPAN else alt.Scale(zero=False)
+    y_scale = alt.Scale(type="log") if max(values) / min(values) > LOG_Y_SPAN else alt.Scale(zero=True)
+    chart = alt.Chart(alt.Data(values=rows)).mark_line(point=True, strokeWidth=2).encode(
+        x=alt.X("x:Q", title=f"{scaling.axis} →", scale=x_scale, axis=alt.Axis(values=xs, format="d")),
+        y=alt.Y("latency:Q", title=f"latency ({unit})", scale=y_scale),
+        color=alt.Color("series:N", sort=labels, scale=alt.Scale(scheme="tableau10")),
+        tooltip=[alt.Tooltip("series:N", title="implementation"), alt.Tooltip("x:Q", title=scaling.axis),
+                 alt.Tooltip("latency:Q", title=f"latency ({unit})", format=".4~r")],
+    )
+    series = [Series(name=label, points=[SeriesPoint(x=p.x, value=p.value_ns, run=p.run, url=urls.run(p.run))
+                                         for p in s.points]) for label, s in zip(labels, scaling.series)]
+    return ChartView(title=f"Scaling by {scaling.axis}", x_title=scaling.axis, y_title="latency", unit="ns",
+                     series=series, overflow=scaling.overflow, spec=_config(chart).to_dict(validate=False),
+                     caption=f"best per workload · {context} held constant")
+
+
+def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str, str]) -> ChartView | None:
+    """The record over time, as a staircase; one record is a fact, not a chart."""
+    if len(events) < 2:
+        return None
+    values = [e.run.value for e in events]
+    unit, scale = _time_unit(values) if events[0].run.unit == "ns" else (events[0].run.unit, 1.0)
+    rows = [{"date": e.run.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ"), "value": e.run.value / scale,
+             "implementation": implementation_titles[e.run.implementation]} for e in events]
+    chart = alt.Chart(alt.Data(values=rows)).mark_line(interpolate="step-after", point=True, strokeWidth=2).encode(
+        x=alt.X("date:T", title="observed"),
+        y=alt.Y("value:Q", title=f"record ({unit})", scale=alt.Scale(zero=True)),
+        tooltip=[alt.Tooltip("implementation:N"), alt.Tooltip("date:T", format="%Y-%m-%d"),
+                 alt.Tooltip("value:Q", title=f"record ({unit})", format=".4~r")],
+    )
+    series = [Series(name="record", points=[SeriesPoint(x=e.run.observed_at.strftime("%Y-%m-%d"), value=e.run.value,
+                                                        run=e.run.name, url=urls.run(e.run.name)) for e in events])]
+    return ChartView(title="Record history", x_title="observed", y_title="record", unit=events[0].run.unit, series=series,
+                     spec=_config(chart).to_dict(validate=False), caption="each point is a run that set a new record")
+
+
+def _distinct(labels: list[str], names: list[str]) -> list[str]:
+    return [f"{label} ({name})" if labels.count(label) > 1 else label for label, name in zip(labels, names)]

@@ -1,0 +1,258 @@
+"""Views shared by several pages (rows, groups, floors, workloads), each built once per build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property, wraps
+from typing import TypeVar
+
+from schemas.shapes import tensor_bytes
+
+from .. import urls
+from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
+from ..derive.floors import times_above
+from ..derive.leaderboard import Cohort, Leaderboard
+from ..derive.model import RunFacts
+from ..link import Entity
+from ..views import (
+    ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentView, FloorView, HeadroomV1,
+    ImplementationView, Link, OperationView, Page, ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView,
+    TruthfulFloor, WorkloadView,
+)
+
+SUITE = "WorkloadSuite"
+T = TypeVar("T")
+
+
+def per_key(method: Callable[..., T]) -> Callable[..., T]:
+    """Cache a one-argument method per instance (functools.cache would keep every build alive)."""
+    slot = f"_cache_{method.__name__}"
+
+    @wraps(method)
+    def cached(self, key):
+        cache = self.__dict__.setdefault(slot, {})
+        if key not in cache:
+            cache[key] = method(self, key)
+        return cache[key]
+
+    return cached
+
+
+def workload_label(workload: Entity) -> str:
+    """"seq = 2048 · hidden = 8192 · bf16", or "suite of 16 cases · mean latency"."""
+    spec = workload.spec
+    if workload.kind == SUITE:
+        count = len(spec.cases)
+        return f"suite of {count} case{'s' if count != 1 else ''} · {spec.aggregation.statistic} {spec.aggregation.metric}"
+    order = list(workload.refs["operation"].spec.axes)
+    parts = [f"{name} = {spec.axes[name]}" for name in sorted(spec.axes, key=order.index)]
+    if spec.dtype is not None:
+        parts.append(spec.dtype.value)
+    return " · ".join(parts)
+
+
+class ViewFactory:
+    """Builds (and caches) the views every page reuses, from the derived leaderboard."""
+
+    def __init__(self, board: Leaderboard):
+        self.board = board
+        self.catalog = board.catalog
+
+    # -- pages ---------------------------------------------------------------------------------
+    def page_fields(self, kind: str, title: str, html: str) -> dict:
+        return {"kind": kind, "title": title, "html": html, "mirror": urls.mirror(html),
+                "schema_url": urls.schema(kind), "as_of": self.board.as_of}
+
+    # -- links ---------------------------------------------------------------------------------
+    def headline_workload(self, operation: str) -> str | None:
+        return self._headlines.get(operation)
+
+    @cached_property
+    def _headlines(self) -> dict[str, str | None]:
+        return {name: self.board.headline_workload(op) for name, op in self.catalog.operations.items()}
+
+    def workload_url(self, workload: str) -> str:
+        operation = self.catalog.workloads[workload].refs["operation"].name
+        return urls.workload(operation, workload, self.headline_workload(operation))
+
+    def operation_link(self, name: str) -> Link:
+        operation = self.catalog.operations[name]
+        return Link(title=operation.metadata.title or name, url=urls.kernel(name))
+
+    def workload_link(self, name: str) -> Link:
+        return Link(title=workload_label(self.catalog.workloads[name]), url=self.workload_url(name))
+
+    def hardware_link(self, name: str | None) -> Link | None:
+        if name is None:
+            return None
+        hardware = self.catalog.hardware[name]
+        return Link(title=hardware.metadata.title or hardware.spec.product, url=urls.hardware(name))
+
+    def environment_link(self, name: str) -> Link:
+        environment = self.catalog.environments[name]
+        return Link(title=environment.metadata.title or name, url=urls.environment(name))
+
+    def protocol_link(self, name: str) -> Link:
+        protocol = self.catalog.protocols[name]
+        return Link(title=protocol.metadata.title or protocol.spec.harness.name, url=urls.protocol(name))
+
+    def source_link(self, name: str) -> SourceLink:
+        source = self.catalog.sources[name]
+        return SourceLink(name=name, title=source.metadata.title or source.spec.title, url=urls.source(name),
+                          external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved)
+
+    def cohort_link(self, cohort: Cohort) -> Link:
+        return Link(title=cohort.label, url=urls.group(cohort.key))
+
+    # -- implementations and rows ----------------------------------------------------------------
+    @per_key
+    def implementation(self, name: str) -> ImplementationView:
+        entity = self.catalog.implementations[name]
+        facts = self.board.implementations[name]
+        project = entity.refs["project"]
+        return ImplementationView(
+            name=name, title=entity.metadata.title or project.metadata.title or name, url=urls.implementation(name),
+            project=project.metadata.title or project.spec.name, language=facts.language, baseline=facts.baseline,
+            source_url=facts.source_url, license=facts.license, license_text=facts.license_text,
+        )
+
+    @cached_property
+    def implementation_titles(self) -> dict[str, str]:
+        return {name: self.implementation(name).title for name in self.catalog.implementations}
+
+    def availability(self, run: RunFacts) -> Availability:
+        found = self.board.usability(run)
+        return Availability(usable=found.usable, reasons=list(found.reasons), install=found.install, pinned=found.pinned)
+
+    @per_key
+    def row(self, run: RunFacts) -> RowView:
+        ranked = self.board.row_of.get(run.name)
+        native = self.catalog.runs[run.name].spec.sourceNative
+        return RowView(
+            run=run.name, url=urls.run(run.name), digest=run.digest,
+            rank=ranked.rank if ranked else None, value=run.value, unit=run.unit,
+            statistic=run.statistic, vs_leader=ranked.vs_leader if ranked else None,
+            vs_baseline=ranked.vs_baseline if ranked else None,
+            sol_score=native.metrics.get("sol_score") if native else None,
+            evidence=run.evidence, observed_at=run.observed_at, stale=self.board.is_stale(run),
+            implementation=self.implementation(run.implementation), availability=self.availability(run),
+            reasons=list(self.board.reasons.get(run.name, ())),
+        )
+
+    # -- groups ------------------------------------------------------------------------------------
+    def cohort_summary(self, cohort: Cohort, selected: bool = False) -> CohortSummary:
+        return CohortSummary(
+            key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
+            hardware=self.hardware_link(cohort.gpu.datasheet), environment=self.environment_link(cohort.environment),
+            protocol=self.protocol_link(cohort.protocol), metric=cohort.metric, ranked=len(cohort.rows),
+            runs=len(cohort.runs), leader=self.row(cohort.leader.run) if cohort.leader else None,
+            last_observed=cohort.last_observed, selected=selected,
+        )
+
+    @per_key
+    def protocol(self, name: str) -> ProtocolView:
+        protocol = self.catalog.protocols[name]
+        spec, meta = protocol.spec, protocol.metadata
+        return ProtocolView(
+            name=name, title=meta.title or spec.harness.name, harness=spec.harness.name,
+            harness_version=spec.harness.version, harness_repository=spec.harness.repository,
+            timer=spec.measurement.timer, statistic=spec.measurement.primaryStatistic,
+            timed_pass=spec.measurement.timedPass or meta.labels.get("pass"),
+            family=spec.comparability.family if spec.comparability else None,
+            notes=spec.comparability.notes if spec.comparability else None,
+        )
+
+    def floor(self, cohort: Cohort) -> FloorView | None:
+        floor = self.board.floors.get((cohort.workload, cohort.environment))
+        if floor is None or not cohort.is_latency:
+            return None
+        record = cohort.leader.value_ns if cohort.leader else None  # floors are times: latency groups only
+        operation = self.catalog.workloads[cohort.workload].refs["operation"]
+        declared = operation.metadata.headroomV1Inputs
+        inputs = [name for name in self.catalog.workloads[cohort.workload].inputs if declared is None or name in declared]
+        return FloorView(
+            hardware=self.hardware_link(floor.hardware),
+            bandwidth_gbps=floor.bandwidth_gbps,
+            headroom_v1=HeadroomV1(
+                ns=floor.headroom_v1_ns, bytes=floor.headroom_v1_bytes, inputs=inputs,
+                times_above=times_above(record, floor.headroom_v1_bytes / floor.bandwidth_gbps) if record else None),
+            truthful=TruthfulFloor(
+                ns=floor.truthful_ns, bytes=floor.bytes, memory_ns=floor.memory_ns, arithmetic_ns=floor.arithmetic_ns,
+                flops=floor.flops, flops_dtype=floor.flops_dtype, peak_tflops=floor.peak_tflops, bound=floor.bound,
+                times_above=times_above(record, floor.truthful_ns) if record else None),
+        )
+
+    def comparison(self, cohort: Cohort, selected: bool = True) -> ComparisonView:
+        return ComparisonView(
+            summary=self.cohort_summary(cohort, selected),
+            protocol=self.protocol(cohort.protocol),
+            source_native=any(self.catalog.runs[run.name].spec.sourceNative is not None for run in cohort.runs),
+            rows=[self.row(row.run) for row in cohort.rows],
+            unranked=[self.row(run) for run in sorted(cohort.unranked, key=self._unranked_order)],
+            floor=self.floor(cohort),
+        )
+
+    def _unranked_order(self, run: RunFacts) -> tuple:
+        # Implausible runs first: a reader should see why the fastest number is not #1.
+        implausible = BELOW_PHYSICAL_FLOOR in self.board.reasons.get(run.name, ())
+        return (not implausible, run.value if run.value is not None else float("inf"), run.name)
+
+    # -- workloads and operations ----------------------------------------------------------------------
+    @per_key
+    def workload(self, name: str) -> WorkloadView:
+        entity = self.catalog.workloads[name]
+        spec = entity.spec
+        tensors = [TensorView(name=n, role=role, shape=t["shape"], dtype=t["dtype"], bytes=int(tensor_bytes(t)))
+                   for role, group in (("input", entity.inputs), ("output", entity.outputs)) for n, t in group.items()]
+        suite = entity.kind == SUITE
+        return WorkloadView(
+            name=name, title=entity.metadata.title or name, label=workload_label(entity), url=self.workload_url(name),
+            kind="suite" if suite else "case", digest=entity.digest, axes={} if suite else dict(spec.axes),
+            dtype=spec.dtype.value if spec.dtype else None, tensors=tensors,
+            cases=[SuiteCaseView(external_id=case.externalId, axes=dict(case.axes)) for case in spec.cases] if suite else [],
+            aggregation=f"{spec.aggregation.statistic} {spec.aggregation.metric}" if suite else None,
+            correctness=entity.canonical_spec["correctness"],
+        )
+
+    @per_key
+    def operation(self, name: str) -> OperationView:
+        entity = self.catalog.operations[name]
+        spec, meta = entity.spec, entity.metadata
+        return OperationView(
+            name=name, title=meta.title or name, url=urls.kernel(name), family=spec.family, description=meta.description,
+            aliases=list(meta.aliases), models=list(meta.models), digest=entity.digest,
+            inputs=[_argument(a) for a in spec.inputs], outputs=[_argument(a) for a in spec.outputs],
+            axes=[AxisView(name=n, role=a.role.value, value=a.value, expression=a.expression, minimum=a.minimum,
+                           maximum=a.maximum) for n, a in spec.axes.items()],
+            mutation=spec.semantics.mutation, determinism=spec.semantics.determinism,
+            expression=spec.semantics.expression, flops=meta.flops,
+            sources=[self.source_link(source) for source in meta.sources],
+        )
+
+    @per_key
+    def environment(self, name: str) -> EnvironmentView:
+        entity = self.catalog.environments[name]
+        hardware, software = entity.spec.hardware, entity.spec.software
+        flat: dict[str, str] = {}
+        for key, value in software.model_dump(exclude_none=True).items():
+            if key == "framework":
+                flat["framework"] = f"{value['name']} {value['version']}"
+            elif key == "libraries":
+                flat.update({f"library {lib}": version for lib, version in sorted(value.items())})
+            else:
+                flat[key] = str(value)
+        gpu = self.board.gpus[name]
+        return EnvironmentView(
+            name=name, title=entity.metadata.title or name, url=urls.environment(name), gpu=gpu.label,
+            hardware=self.hardware_link(gpu.datasheet), vendor=hardware.vendor, product=hardware.product,
+            architecture=hardware.architecture, form_factor=hardware.formFactor, software=flat,
+        )
+
+
+def _argument(argument) -> ArgumentView:
+    if argument.tensor is not None:
+        return ArgumentView(name=argument.name, kind="tensor", dtype=argument.tensor.dtype.value,
+                            shape=list(argument.tensor.shape))
+    return ArgumentView(name=argument.name, kind="scalar", dtype=argument.scalar.dtype.value, shape=[])
+
+

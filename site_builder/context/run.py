@@ -1,0 +1,137 @@
+"""Run pages (seed 001) and the comparison-group pages with their record history."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .. import urls
+from ..charts import history_chart
+from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
+from ..derive.leaderboard import Cohort
+from ..formatting import day, measure
+from ..link import Entity
+from ..views import (
+    ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, Link, MeasurementView, RecordEventView,
+    RunDetails, RunPage,
+)
+from .common import ViewFactory
+
+# Timing statistics in the order a reader scans them.
+LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
+
+
+def run_pages(factory: ViewFactory) -> Iterator[RunPage]:
+    superseded_by = {run.supersedes: run.name for run in factory.board.runs.values() if run.supersedes}
+    for name in sorted(factory.catalog.runs):
+        yield _run_page(factory, factory.catalog.runs[name], superseded_by.get(name))
+
+
+def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -> RunPage:
+    board, catalog = factory.board, factory.catalog
+    facts = board.runs[entity.name]
+    spec = entity.spec
+    cohort = board.cohorts[facts.cohort]
+    implementation = factory.implementation(facts.implementation)
+    row = factory.row(facts)
+    workload = factory.workload(facts.workload)
+    operation = factory.operation_link(facts.operation)
+    hex8 = entity.digest.removeprefix("sha256:")[:8]
+    title = f"Run {hex8} · {implementation.title} · {operation.title}"
+    native = spec.sourceNative
+    revision = catalog.implementations[facts.implementation].spec.projectRevision
+    html = urls.run(entity.name)
+    details = RunDetails(
+        name=entity.name, digest=entity.digest, title=entity.metadata.title or title, row=row, operation=operation,
+        workload=workload, implementation=implementation, project=implementation.project,
+        revision=revision.version or (revision.commit[:12] if revision.commit else None),
+        cohort=factory.cohort_summary(cohort), group_size=len(cohort.rows),
+        leader=factory.row(cohort.leader.run) if cohort.leader else None,
+        source=factory.source_link(native.source) if native else None,
+        benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
+        source_metrics=dict(native.metrics) if native else {},
+        measurements=_measurements(entity),
+        correctness=_correctness(entity, workload.correctness),
+        protocol=factory.protocol(facts.protocol),
+        environment=factory.environment(facts.environment),
+        artifacts=[ArtifactView(kind=a.kind, url=a.url, path=a.path, digest=a.digest)
+                   for a in (spec.evidence.artifacts if spec.evidence and spec.evidence.artifacts else [])],
+        attestations=[AttestationView(kind=a.kind, author=a.author, date=a.date, note=a.note)
+                      for a in entity.metadata.attestations],
+        floor=factory.floor(cohort),
+        implausible=BELOW_PHYSICAL_FLOOR in board.reasons.get(entity.name, ()),
+        retraction=(f"{entity.metadata.retraction.date.isoformat()}: {entity.metadata.retraction.reason}"
+                    if entity.metadata.retraction else None),
+        superseded_by=Link(title=superseded_by, url=urls.run(superseded_by)) if superseded_by else None,
+        supersedes=Link(title=facts.supersedes, url=urls.run(facts.supersedes)) if facts.supersedes else None,
+        cite=Citation(
+            permalink=html, digest=entity.digest, accessed=board.as_of,
+            text=(f"KernelIndex, {implementation.title} · {operation.title} · {workload.label}: "
+                  f"{measure(facts.value, facts.unit)} {facts.statistic or ''} on {cohort.gpu.label}, observed "
+                  f"{day(facts.observed_at)}. Run {entity.digest}. Accessed {board.as_of.isoformat()}."),
+        ),
+    )
+    return RunPage(
+        **factory.page_fields("run", title, html),
+        run=entity.manifest(),
+        protocol=catalog.protocols[facts.protocol].manifest(),
+        environment=catalog.environments[facts.environment].manifest(),
+        details=details,
+    )
+
+
+def _measurements(entity: Entity) -> list[MeasurementView]:
+    spec = entity.spec
+    found = []
+    if spec.timing:
+        for statistic in LATENCY_STATISTICS:
+            value = getattr(spec.timing.latencyNs, statistic)
+            if value is not None:
+                found.append(MeasurementView(metric="latency", statistic=statistic, unit="ns", value=value))
+    seen = {(m.metric, m.statistic, m.unit) for m in found}
+    for m in spec.measurements or ():
+        if (m.metric, m.statistic, m.unit) not in seen:
+            found.append(MeasurementView(metric=m.metric, statistic=m.statistic, unit=m.unit, value=m.value))
+    return found
+
+
+def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
+    spec = entity.spec
+    checked = spec.correctness
+    if checked is not None:
+        summary = f"Checked against the reference ({checked.comparator})."
+    elif spec.status != "passed":
+        summary = f"Status {spec.status.replace('_', ' ')}."
+    elif policy.get("comparator") == "not_asserted":
+        summary = "Marked passed by the source; the correctness policy was not published."
+    else:
+        summary = f"Marked passed by the source under the workload's policy ({policy.get('comparator')})."
+    return CorrectnessView(
+        summary=summary, comparator=checked.comparator if checked else policy.get("comparator"),
+        maximum_absolute_error=checked.maximumAbsoluteError if checked else None,
+        maximum_relative_error=checked.maximumRelativeError if checked else None,
+        matched_ratio=checked.matchedRatio if checked else None,
+        inputs_unmodified=checked.inputsUnmodified if checked else None,
+        notes=checked.notes if checked else None,
+    )
+
+
+def group_pages(factory: ViewFactory) -> Iterator[GroupPage]:
+    board = factory.board
+    for workload, cohorts in sorted(board.workload_cohorts.items()):
+        for cohort in cohorts:
+            yield _group_page(factory, cohort, cohorts)
+
+
+def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:
+    workload = factory.workload(cohort.workload)
+    operation = factory.operation_link(cohort.operation)
+    return GroupPage(
+        **factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key)),
+        operation=operation,
+        workload=workload,
+        comparison=factory.comparison(cohort),
+        history=[RecordEventView(row=factory.row(event.run), previous=factory.row(event.previous) if event.previous else None,
+                                 improvement=event.improvement) for event in cohort.history],
+        history_chart=history_chart(cohort.history, factory.implementation_titles),
+        siblings=[factory.cohort_summary(other) for other in siblings if other is not cohort],
+    )

@@ -1,0 +1,41 @@
+"""The JSON API around the mirrors: published JSON Schemas and the index document listing everything."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from . import urls
+from .render import to_json
+from .views import PAGE_MODELS, ApiIndex, MirrorEntry, Page
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def page_schemas() -> dict[str, str]:
+    """Output path -> JSON Schema text, one per kind of page, generated from the view models."""
+    schemas = {}
+    for kind, model in sorted(PAGE_MODELS.items()):
+        schema = model.model_json_schema(mode="serialization", by_alias=True)
+        schema["$schema"] = SCHEMA_DIALECT
+        schema["title"] = f"KernelIndex {kind} page mirror"
+        schemas[urls.schema(kind)] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    schemas[urls.schema("index-document")] = json.dumps(
+        {**ApiIndex.model_json_schema(mode="serialization", by_alias=True), "$schema": SCHEMA_DIALECT,
+         "title": "KernelIndex API index"}, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return schemas
+
+
+class MirrorIndex:
+    """Collects one entry per mirror as pages are written, then renders ``api/v1/index.json``."""
+
+    def __init__(self) -> None:
+        self.entries: list[MirrorEntry] = []
+
+    def add(self, page: Page) -> None:
+        self.entries.append(MirrorEntry(kind=page.kind, title=page.title, html=page.html, mirror=page.mirror))
+
+    def document(self, as_of: date) -> str:
+        index = ApiIndex(as_of=as_of, documents=sorted(self.entries, key=lambda e: e.mirror),
+                         schemas={kind: urls.schema(kind) for kind in sorted(PAGE_MODELS)})
+        return to_json(index.model_dump(mode="json"))

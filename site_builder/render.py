@@ -1,0 +1,96 @@
+"""render: view models to HTML with one Jinja environment (autoescape on), and to JSON mirrors.
+
+Templates live in ``templates/``; the filters here are the only place numbers become text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+
+from . import formatting, urls
+from .chart_svg import ChartRenderer, spec_json
+from .derive.challenges import CHALLENGE_TITLES
+from .derive.eligibility import reason_text
+from .markdown import render_markdown
+from .views import ChartView, Page
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+MUTATION_TEXT = {
+    "none": "No mutation or aliasing",
+    "in_place": "Updates an input in place",
+    "destination": "Writes into a caller-provided destination",
+}
+
+
+def speedup(times: float) -> str:
+    """2.54 → "2.54× faster than"; 0.8 → "1.25× slower than" (a ratio below one reads upside down)."""
+    return f"{times:.2f}× faster than" if times >= 1 else f"{1 / times:.2f}× slower than"
+
+
+def metric_name(metric: str | None) -> str:
+    return (metric or "value").split(":", 1)[0].capitalize()
+
+
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
+    """Chart data as table rows: each x with every series' point there (or None)."""
+    xs = sorted({point.x for series in chart.series for point in series.points}, key=lambda x: (isinstance(x, str), x))
+    by_series = [{point.x: point for point in series.points} for series in chart.series]
+    return [(x, [points.get(x) for points in by_series]) for x in xs]
+
+
+@pass_context
+def _url(context, target: str) -> str:
+    return urls.relative(target, context["page"].html)
+
+
+class Renderer:
+    def __init__(self, vega_bundle: str, templates: Path = TEMPLATES):
+        self.charts = ChartRenderer()
+        self.env = Environment(
+            loader=FileSystemLoader(str(templates)),
+            autoescape=select_autoescape(["html"]),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.filters.update(
+            latency=formatting.latency, ratio=formatting.ratio, percent=formatting.percent, day=formatting.day,
+            number=formatting.number, short_digest=formatting.short_digest, markdown=render_markdown,
+            measure=formatting.measure, speedup=speedup, metric_name=metric_name, reason_text=reason_text,
+            mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
+            pretty_json=pretty_json,
+        )
+        self.env.globals.update(url=_url, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
+                                vega_bundle=vega_bundle)
+
+    def page(self, page: Page) -> str:
+        uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
+        return self.env.get_template(f"{page.kind}.html").render(page=page, uses_charts=uses_charts)
+
+    def not_found(self, as_of) -> str:
+        page = SimpleNamespace(title="Not found", html=urls.NOT_FOUND, mirror=None, schema_url=None, as_of=as_of)
+        return self.env.get_template("404.html").render(page=page, uses_charts=False)
+
+    def methodology_markdown(self, **constants: Any) -> str:
+        """Our Markdown, with the constants the rules use filled in from the code (never retyped)."""
+        return self.env.get_template("methodology.md").render(**constants)
+
+
+def mirror_json(page: Page) -> str:
+    return to_json(page.model_dump(mode="json"))
+
+
+def to_json(value: Any) -> str:
+    """Sorted keys and no insignificant whitespace: stable bytes, small files."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"

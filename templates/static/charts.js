@@ -1,0 +1,18 @@
+// Charts are SVG rendered at build time, so every page reads without JavaScript. When JavaScript
+// runs, each chart is replaced by an interactive Vega view (tooltips) built from the same spec,
+// which sits inline in the page: no network request, so this also works from file://.
+(function () {
+  "use strict";
+  if (typeof window.vegaEmbed !== "function") return;
+  document.querySelectorAll("figure[data-chart]").forEach(function (figure) {
+    var source = figure.querySelector("script.chart-spec");
+    var canvas = figure.querySelector(".chart-canvas");
+    if (!source || !canvas) return;
+    var spec;
+    try { spec = JSON.parse(source.textContent); } catch (error) { return; }
+    var target = document.createElement("div");
+    window.vegaEmbed(target, spec, { actions: false, renderer: "svg" }).then(function () {
+      canvas.replaceChildren(target);  // swap only once the view exists; on failure the SVG stays
+    }).catch(function () {});
+  });
+})();
