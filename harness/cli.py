@@ -40,11 +40,15 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None, help="Per-GPU worker logs go here.")
 @click.option("--results-json", type=click.Path(path_type=Path), default=None,
               help="Also write every raw result (and where it was measured) as JSON.")
+@click.option("--time-limit", "time_limit", type=float, default=None, metavar="SECONDS",
+              help="Start no new measurement after this many seconds; what was measured is written.")
+@click.option("--task-timeout", "task_timeout", type=float, default=600.0, show_default=True, metavar="SECONDS",
+              help="With --devices: a measurement running longer is killed, retried once elsewhere, then recorded as timeout.")
 @click.option("--backend", type=click.Choice(["cuda", "cpu"]), default="cuda", hidden=True,
               help="cpu: time on the CPU through the Triton interpreter (tests only).")
 @click.option("--target-ms", type=float, default=None, hidden=True, help="GPU time per measurement (tests).")
 def command(kernels, workloads, impls, passes, cuda_graph, devices, data_dir, out_dir, dry_run, log_dir,
-            results_json, backend, target_ms) -> None:
+            results_json, time_limit, task_timeout, backend, target_ms) -> None:
     """Measure kernels on a GPU: correctness first, then CUDA-event timing; write run files."""
     from .datarepo import read_data
     from .plan import PASSES, TimingOptions
@@ -94,7 +98,8 @@ def command(kernels, workloads, impls, passes, cuda_graph, devices, data_dir, ou
     progress = Progress(len(plan.tasks), click.echo)
     if log_dir:
         log_dir.mkdir(parents=True, exist_ok=True)
-    result = run_plan(plan, devices=device_list, on_result=progress.result, on_incident=progress.incident, log_dir=log_dir)
+    result = run_plan(plan, devices=device_list, on_result=progress.result, on_incident=progress.incident, log_dir=log_dir,
+                      time_limit_s=time_limit, task_timeout_s=task_timeout)
     assemble(plan, result, index)
     out = out_dir or data_dir
     report = write(plan, result, out, index)
@@ -114,6 +119,7 @@ def command(kernels, workloads, impls, passes, cuda_graph, devices, data_dir, ou
         results_json.write_text(json.dumps({
             "wall_s": result.wall_s, "per_device": result.outcome.per_device, "incidents": result.outcome.incidents,
             "device_environment": result.device_environment, "facts": result.outcome.facts,
+            "unmeasured": result.outcome.unmeasured,
             "results": [{"task": m.task.to_json(), "key": m.task.key, "device": m.device, "environment": m.environment,
                          "result": m.result} for m in result.measured]}, indent=1, default=str), encoding="utf-8")
     _validate(out if out_dir is None else None)

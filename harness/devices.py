@@ -170,6 +170,7 @@ class Outcome:
     facts: dict[int, dict] = field(default_factory=dict)          # device -> hello facts
     incidents: list[str] = field(default_factory=list)            # crashes, retries, restarts
     per_device: dict[int, dict] = field(default_factory=dict)     # device -> {"tasks": n, "busy_s": s}
+    unmeasured: list[str] = field(default_factory=list)           # task keys left when the time limit hit
 
 
 def choose_task(pending: list[Task], state: DeviceState, busy_groups: set, excluded: dict[str, set[int]],
@@ -194,7 +195,8 @@ class Dispatcher:
     def __init__(self, devices: list[int], spawn: Callable[[int, str, int, queue.Queue], WorkerHandle], *,
                  physical: list[str] | None = None, task_timeout_s: float = 900.0,
                  on_result: Callable[[Task, dict, int], None] | None = None,
-                 on_incident: Callable[[str], None] | None = None, crashed_result: Callable[[Task, str], dict] | None = None):
+                 on_incident: Callable[[str], None] | None = None, crashed_result: Callable[[Task, str], dict] | None = None,
+                 time_limit_s: float | None = None):
         self.devices = devices
         self.physical = physical or [str(d) for d in devices]
         self.spawn = spawn
@@ -205,6 +207,8 @@ class Dispatcher:
         self.events: queue.Queue = queue.Queue()
         self.serial = 0
         self.timed_out: set[str] = set()
+        # After this many seconds no new task is started; what is measured is kept (a lease-sized sweep).
+        self.time_limit_s = time_limit_s
 
     def _start(self, state: DeviceState) -> None:
         self.serial += 1
@@ -222,6 +226,7 @@ class Dispatcher:
         crashed_on: dict[str, set[int]] = {}
         for state in states.values():
             self._start(state)
+        deadline = time.monotonic() + self.time_limit_s if self.time_limit_s else float("inf")
 
         def alive() -> set[int]:
             return {d for d, s in states.items() if not s.dead}
@@ -243,6 +248,11 @@ class Dispatcher:
             self.on_result(task, result, device)
 
         while pending or any(s.task is not None for s in states.values()):
+            if pending and time.monotonic() > deadline:
+                outcome.unmeasured.extend(task.key for task in pending)
+                self._incident(outcome, f"time limit of {self.time_limit_s:.0f} s reached: {len(pending)} measurement(s) not started")
+                pending.clear()
+                continue
             if not alive():
                 for task in pending:
                     finish(task, self.crashed_result(task, "not measured: every worker process died"), -1)

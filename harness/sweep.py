@@ -31,6 +31,7 @@ class LocalRunner:
         if self._families is None:
             import kernels
 
+            _allow_recompiles()
             self._families = kernels.FAMILIES
         return self._families
 
@@ -71,6 +72,19 @@ class LocalRunner:
             return crashed_record(task, f"harness error: {type(error).__name__}: {error}"[:400])
 
 
+def _allow_recompiles() -> None:
+    """torch.compile specialises on each shape and integer setting; past its recompile limit it
+    silently falls back to eager, and "torch-compile" runs would then be eager runs. A sweep
+    measures dozens of shapes per kernel, so the limit is raised for the harness's process."""
+    try:
+        import torch._dynamo.config as dynamo_config
+    except Exception:  # noqa: BLE001 - no torch.compile here
+        return
+    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
+        if hasattr(dynamo_config, name):
+            setattr(dynamo_config, name, max(getattr(dynamo_config, name), 1024 if "accumulated" in name else 128))
+
+
 def cpu_facts() -> dict:
     import torch
 
@@ -89,7 +103,8 @@ class SweepResult:
 
 def run_plan(plan: Plan, *, devices: list[int] | None, on_result: Callable[[Task, dict, int], None] | None = None,
              on_incident: Callable[[str], None] | None = None, log_dir: Path | None = None, spawn=None,
-             runner: LocalRunner | None = None) -> SweepResult:
+             runner: LocalRunner | None = None, time_limit_s: float | None = None,
+             task_timeout_s: float = 600.0) -> SweepResult:
     started = time.perf_counter()
     if devices is None:
         runner = runner or LocalRunner(plan.timing)
@@ -99,7 +114,11 @@ def run_plan(plan: Plan, *, devices: list[int] | None, on_result: Callable[[Task
         device = int(facts.get("physical_index") or 0) if facts.get("device_type") != "cpu" else -1
         outcome.facts[device] = facts
         busy = 0.0
-        for task in plan.tasks:
+        for position, task in enumerate(plan.tasks):
+            if time_limit_s and time.perf_counter() - started > time_limit_s:
+                outcome.unmeasured = [t.key for t in plan.tasks[position:]]
+                outcome.incidents.append(f"time limit of {time_limit_s:.0f} s reached: {len(outcome.unmeasured)} measurement(s) not started")
+                break
             t0 = time.perf_counter()
             result = runner.run(task)
             busy += time.perf_counter() - t0
@@ -118,7 +137,8 @@ def run_plan(plan: Plan, *, devices: list[int] | None, on_result: Callable[[Task
         outcome.per_device[device] = {"tasks": len(outcome.results), "busy_s": round(busy, 3), "restarts": 0, "dead": False}
     else:
         spawn = spawn or process_spawner(worker_argv(plan.timing.to_json()), log_dir)
-        dispatcher = Dispatcher(devices, spawn, physical=physical_ids(devices), on_result=on_result, on_incident=on_incident)
+        dispatcher = Dispatcher(devices, spawn, physical=physical_ids(devices), on_result=on_result, on_incident=on_incident,
+                                time_limit_s=time_limit_s, task_timeout_s=task_timeout_s)
         outcome = dispatcher.run(plan.tasks)
     return SweepResult(outcome=outcome, wall_s=round(time.perf_counter() - started, 3))
 

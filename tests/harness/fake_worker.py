@@ -8,6 +8,7 @@ Library-style noise is printed to stdout to check the protocol survives it.
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -28,6 +29,7 @@ def main() -> int:
         task = Task.from_json(message["task"])
         if f"{task.workload}@{gpu}" in crashes:
             os._exit(9)
+        time.sleep(float(os.environ.get("FAKE_DELAY", "0")))
         sys.stdout.write(json.dumps({"op": "result", "key": task.key, "result": fake_result(task)}) + "\n")
         sys.stdout.flush()
     return 0

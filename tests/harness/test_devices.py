@@ -93,6 +93,7 @@ def test_every_task_is_measured_once_and_both_gpus_share_the_work():
     outcome = Dispatcher([0, 1], _spawner(), on_result=lambda task, result, device: order.setdefault(device, []).append(task.impl)).run(tasks)
     assert set(outcome.results) == {t.key for t in tasks}
     assert set(outcome.measured_on.values()) == {0, 1}
+    assert any("exited with code 9" in text for text in outcome.incidents)
     assert sum(info["tasks"] for info in outcome.per_device.values()) == len(tasks)
     assert outcome.incidents == []
     # group affinity: each GPU starts on its own group and switches at most once (to help at the end)
@@ -177,12 +178,30 @@ def test_merged_files_match_a_single_gpu_sweep_in_form(tiny_data, tmp_path):
 
 def test_real_worker_processes_speak_the_protocol_and_survive_a_crash(tmp_path, monkeypatch):
     """The subprocess path: CUDA_VISIBLE_DEVICES pins each worker; a crashed worker's task is retried elsewhere."""
-    tasks = _tasks(6)
-    monkeypatch.setenv("FAKE_CRASH", f"{tasks[2].workload}@0")
+    tasks = _tasks(12)
+    monkeypatch.setenv("FAKE_CRASH", f"{tasks[2].workload}@0,{tasks[3].workload}@0")
+    monkeypatch.setenv("FAKE_DELAY", "0.1")  # so both workers are up before the work runs out
     argv = [sys.executable, str(Path(__file__).with_name("fake_worker.py"))]
     outcome = Dispatcher([0, 1], process_spawner(argv, log_dir=tmp_path), task_timeout_s=60).run(tasks)
     assert set(outcome.results) == {t.key for t in tasks}
     assert all(r["status"] == "passed" for r in outcome.results.values())
-    assert outcome.measured_on[tasks[2].key] == 1
-    assert outcome.facts[0]["physical_index"] == 0 and outcome.facts[1]["physical_index"] == 1
-    assert any("code 9" in text for text in outcome.incidents)
+    assert outcome.measured_on[tasks[2].key] == 1 and outcome.measured_on[tasks[3].key] == 1
+    assert sorted(outcome.facts) == [0, 1] and outcome.facts[1]["physical_index"] == 1
+    assert set(outcome.measured_on.values()) == {0, 1}
+    assert any("exited with code 9" in text for text in outcome.incidents)
+
+
+def test_a_time_limit_keeps_what_was_measured():
+    tasks = _tasks(40)
+
+    class Slow(ThreadWorker):
+        def send(self, message):
+            if message["op"] == "run":
+                import time
+                time.sleep(0.02)
+            super().send(message)
+
+    outcome = Dispatcher([0, 1], lambda d, p, s, e: Slow(d, s, e, lambda t, dev: False), time_limit_s=0.1).run(tasks)
+    assert outcome.results and outcome.unmeasured
+    assert len(outcome.results) + len(outcome.unmeasured) == len(tasks)
+    assert any("time limit" in text for text in outcome.incidents)

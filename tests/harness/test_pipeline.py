@@ -60,3 +60,18 @@ def test_without_a_gpu_it_refuses_clearly(tiny_data):
 def test_unknown_names_are_one_line_errors(tiny_data):
     result = CliRunner().invoke(command, ["--data", str(tiny_data), "--dry-run", "-w", "no-such-workload"])
     assert result.exit_code == 1 and "no workload named 'no-such-workload'" in result.output
+
+
+def test_a_real_worker_process_measures_and_reports(tiny_data, tmp_path):
+    """`python -m harness.worker` as --devices starts it (here on the CPU backend)."""
+    from harness.datarepo import read_data
+    from harness.devices import Dispatcher, process_spawner, worker_argv
+    from harness.plan import TimingOptions
+    from harness.selection import family_infos, select
+
+    plan = select(read_data(tiny_data), family_infos(), kernels=["llama4-rope"], impls=["pytorch-reference"], passes=["forward"])
+    timing = TimingOptions(backend="cpu", warmup=1, target_ms=1, min_reps=3, max_reps=3, max_rounds=1, flush_l2=False)
+    outcome = Dispatcher([0], process_spawner(worker_argv(timing.to_json()), log_dir=tmp_path), task_timeout_s=120).run(plan.tasks)
+    assert [r["status"] for r in outcome.results.values()] == ["passed"], (tmp_path / "worker-gpu0.log").read_text()
+    assert len(next(iter(outcome.results.values()))["samples_ns"]) == 3
+    assert outcome.facts[0]["device_type"] == "cpu" and "versions" in outcome.facts[0]
