@@ -93,7 +93,6 @@ def test_every_task_is_measured_once_and_both_gpus_share_the_work():
     outcome = Dispatcher([0, 1], _spawner(), on_result=lambda task, result, device: order.setdefault(device, []).append(task.impl)).run(tasks)
     assert set(outcome.results) == {t.key for t in tasks}
     assert set(outcome.measured_on.values()) == {0, 1}
-    assert any("exited with code 9" in text for text in outcome.incidents)
     assert sum(info["tasks"] for info in outcome.per_device.values()) == len(tasks)
     assert outcome.incidents == []
     # group affinity: each GPU starts on its own group and switches at most once (to help at the end)
