@@ -28,16 +28,21 @@ API_VERSION = "kernelindex.dev/v1alpha1"
 
 
 def gather_facts(device_index: int = 0) -> dict[str, Any]:
+    """Every fact that can be read; a missing one is left out rather than stopping the sweep."""
     import torch
 
     props = torch.cuda.get_device_properties(device_index)
+    try:
+        uuid = _uuid_text(getattr(props, "uuid", None))
+    except Exception:  # noqa: BLE001
+        uuid = None
     facts: dict[str, Any] = {
         "name": props.name,
         "major": props.major, "minor": props.minor,
         "memory_bytes": int(props.total_memory),
         "sm_count": int(props.multi_processor_count),
         "l2_bytes": int(getattr(props, "L2_cache_size", 0) or 0),
-        "uuid": _uuid_text(getattr(props, "uuid", None)),
+        "uuid": uuid,
         "cuda": torch.version.cuda,
         "torch": torch.__version__,
         "python": platform.python_version(),
@@ -51,7 +56,10 @@ def gather_facts(device_index: int = 0) -> dict[str, Any]:
         facts["triton"] = triton.__version__
     except ImportError:
         pass
-    facts.update(_nvml_facts(facts["uuid"]) or _smi_facts(facts["uuid"]))
+    try:
+        facts.update(_nvml_facts(facts["uuid"]) or _smi_facts(facts["uuid"]))
+    except Exception:  # noqa: BLE001
+        pass
     return facts
 
 
