@@ -16,7 +16,7 @@ cat "$OUT/gpus.csv"
 
 # The headline workload of each kernel (the M-RoPE suite's seq 1024 case), every pass, events and CUDA graphs.
 SUBSET="-w llama4-rope-b1-s2048-h8192-q32-kv8-bf16 -w fused-neighborhood-attention-b2-s128-h512-nh8-k7-d2-fp32"
-SUBSET="$SUBSET -w multimodal-rotary-embedding-attention-sol-execbench-16-cases-seqlen1024-batchsize1 -p all --cuda-graph on"
+SUBSET="$SUBSET -w multimodal-rotary-embedding-attention-sol-execbench-16-cases-seqlen1024-batchsize1 --cuda-graph on"
 
 stage() {  # stage NAME TIME_LIMIT_S ARGS...: one `kernelindex bench`, timed from process start to files written
   local name=$1 limit=$2; shift 2
@@ -34,9 +34,9 @@ stage() {  # stage NAME TIME_LIMIT_S ARGS...: one `kernelindex bench`, timed fro
 
 for s in "$@"; do
   case $s in
-    full2)   stage full2 150 --devices all ;;
-    subset2) stage subset2 90 $SUBSET --devices all ;;
-    subset1) stage subset1 120 $SUBSET --devices 0 ;;
+    full2)   stage full2 140 --devices all ;;
+    subset2) stage subset2 60 $SUBSET --devices all ;;
+    subset1) stage subset1 90 $SUBSET --devices 0 ;;
     full1)   stage full1 300 --devices 0 ;;
   esac
 done
