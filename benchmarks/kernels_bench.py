@@ -268,6 +268,30 @@ def bench_rope(F):
             torch.cuda.empty_cache()
 
 
+def na_breakdown(wl, inputs, params):
+    """Time the three launches of ours separately (TF32 GEMMs as in the default path)."""
+    from kernels.neighborhood_attention import triton_impl as T
+
+    x = inputs["x"]
+    B, N, C = x.shape
+    H = params["num_heads"]
+    wt, bias = T.fused_qkv_weights(inputs)
+    x2 = x.reshape(B * N, C)
+    with T._TF32(True):
+        qkv = torch.addmm(bias, x2, wt)
+        o = T.banded_attention(qkv, B, N, H, C // H, C, params["kernel_size"], params["dilation"],
+                               params["boundary"], (C // H) ** -0.5)
+        parts = {
+            "part:qkv-addmm-tf32": lambda: torch.addmm(bias, x2, wt),
+            "part:banded-attention": lambda: T.banded_attention(qkv, B, N, H, C // H, C, params["kernel_size"],
+                                                                params["dilation"], params["boundary"],
+                                                                (C // H) ** -0.5),
+            "part:out-addmm-tf32": lambda: torch.addmm(inputs["bo"], o, inputs["wo"].t()),
+        }
+        for name, fn in parts.items():
+            record(family="na", workload=wl, **{"pass": "forward"}, impl=name, stats=measure(fn))
+
+
 def bench_na(F):
     from kernels.neighborhood_attention import reference as R, triton_impl as T
 
@@ -297,10 +321,12 @@ def bench_na(F):
         run_impl("na", slug, wl, "forward", "ours[fp32-gemm]", lambda i, **p: T.forward(i, tf32=False, **p),
                  inputs, params, ref, dtype, nbytes=nb, flops=fl)
         if ARGS.variants and not over_budget(0.5) and (ARGS.smoke or axes["seq"] in (128, 4096)):
-            for bm, nw in ((16, 2), (16, 4), (64, 4), (128, 8)):
-                run_impl("na", slug, wl, "forward", f"ours[bm={bm},nw={nw}]",
-                         lambda i, bm=bm, nw=nw, **p: T.forward(i, block_m=bm, num_warps=nw, **p), inputs, params,
-                         ref, dtype, nbytes=nb, flops=fl)
+            for bm, nw, tp in ((16, 2, False), (32, 4, False), (8, 1, False), (16, 4, True), (32, 4, True),
+                               (16, 2, True)):
+                run_impl("na", slug, wl, "forward", f"ours[bm={bm},nw={nw},two_pass={int(tp)}]",
+                         lambda i, bm=bm, nw=nw, tp=tp, **p: T.forward(i, block_m=bm, num_warps=nw, two_pass=tp, **p),
+                         inputs, params, ref, dtype, nbytes=nb, flops=fl)
+            na_breakdown(wl, inputs, params)
         # NATTEN boundary (ours only, vs the reference with the same rule)
         if axes["seq"] in (128, 4096):
             p2 = dict(params, boundary="shift")
@@ -312,6 +338,26 @@ def bench_na(F):
             torch.cuda.empty_cache()
 
 
+def mrope_breakdown(wl, inputs, params):
+    """Time ours' GEMMs and the attention stages separately (same launches as the default path)."""
+    from kernels.mrope_attention import triton_impl as T
+
+    x = inputs["x"]
+    B, N, C = x.shape
+    wt, bias = T.fused_qkv_weights(inputs)
+    x2 = x.reshape(B * N, C)
+    qkv = torch.addmm(bias, x2, wt)
+    o = torch.empty((B * N, C), dtype=x.dtype, device=x.device)
+    parts = {
+        "part:qkv-addmm": lambda: torch.addmm(bias, x2, wt),
+        "part:o_proj-mm": lambda: torch.mm(o, inputs["wo"].t()),
+    }
+    for name, fn in parts.items():
+        if fn is not None:
+            record(family="mrope", workload=wl, **{"pass": "forward"}, impl=name, stats=measure(fn))
+    del qkv
+
+
 def bench_mrope(F, mm_tflops):
     from kernels.mrope_attention import reference as R, triton_impl as T
 
@@ -321,7 +367,7 @@ def bench_mrope(F, mm_tflops):
     if ARGS.quick:
         wls = [w for w in wls if (w["seq"], w["batch"]) in ((128, 1), (1024, 1), (4096, 1), (256, 64))]
     wls = smoke_workloads("mrope") if ARGS.smoke else wls
-    variants = [(128, 128, 8, 3), (64, 64, 4, 3), (128, 64, 8, 4), (64, 32, 4, 3)]
+    variants = [(128, 128, 8, 2), (64, 64, 4, 3), (128, 64, 8, 4), (64, 32, 4, 3)]
     for axes in wls:
         if over_budget(0.97):
             log("budget: skipping mrope", axes)
@@ -334,7 +380,7 @@ def bench_mrope(F, mm_tflops):
         ref = R.reference(inputs, **params)
         valid = (inputs["mask"][:, 0] > -1e30).any(-1)  # [B, N] rows with an unblocked key
         for name, fn in F.implementations.items():
-            if name == "torch-compile" and (ARGS.no_compile or ARGS.smoke or over_budget(0.5)):
+            if name == "torch-compile" and (ARGS.no_compile or ARGS.smoke or over_budget(0.9)):
                 continue
             run_impl("mrope", slug, wl, "forward", name, fn, inputs, params, ref, dtype, nbytes=nb, flops=fl,
                      valid_rows=valid)
@@ -348,6 +394,7 @@ def bench_mrope(F, mm_tflops):
                          lambda i, bm=bm, bn=bn, nw=nw, ns=ns, **p: T.forward(i, block_m=bm, block_n=bn, num_warps=nw,
                                                                               num_stages=ns, **p),
                          inputs, params, ref, dtype, nbytes=nb, flops=fl)
+            mrope_breakdown(wl, inputs, params)
         ROWS.append(dict(family="mrope", workload=wl, **{"pass": "forward"}, impl="arith-floor",
                          stats={"median": fl / (mm_tflops * 1e12) * 1e3}, flops=fl,
                          note=f"dense FLOPs / measured bf16 matmul rate {mm_tflops:.1f} TFLOP/s"))

@@ -42,11 +42,13 @@ def _mrope_qk_inplace_kernel(qkv_ptr, cos_ptr, sin_ptr, T, N, NHT, s_tok,
 
 
 @triton.jit
-def _mask_range_kernel(mask_ptr, lohi_ptr, N, smb, smi, smj, NMB, NNB, thr,
-                       BM: tl.constexpr, BN: tl.constexpr, R: tl.constexpr):
+def _mask_range_kernel(mask_ptr, lohi_ptr, copy_ptr, N, smb, smi, smj, scb, sci, NMB, NNB, thr,
+                       BM: tl.constexpr, BN: tl.constexpr, R: tl.constexpr, COPY: tl.constexpr):
     """For one (batch, query block): the first and last KV tile (of BN keys) holding any key above
     ``thr`` (= not blocked). If some query row of the block has no such key at all, the block must
-    visit every tile (its softmax is uniform over all N keys), so the range becomes [0, NNB-1]."""
+    visit every tile (its softmax is uniform over all N keys), so the range becomes [0, NNB-1].
+    With COPY, the mask is also written to ``copy_ptr`` (rows padded to a 16-byte multiple) so the
+    attention kernel's mask loads are vectorised when N is odd."""
     mb = tl.program_id(0)
     b = tl.program_id(1)
     i = mb * BM + tl.arange(0, BM)
@@ -55,10 +57,15 @@ def _mask_range_kernel(mask_ptr, lohi_ptr, N, smb, smi, smj, NMB, NNB, thr,
     lo = NNB
     hi = -1
     base = mask_ptr + b.to(tl.int64) * smb + i.to(tl.int64)[:, None] * smi
+    cbase = copy_ptr + b.to(tl.int64) * scb + i.to(tl.int64)[:, None] * sci
     for nb0 in range(0, NNB, R):
         j = nb0 * BN + tl.arange(0, R * BN)
         jm = j < N
-        x = tl.load(base + j[None, :] * smj, mask=im[:, None] & jm[None, :], other=float("-inf")).to(tl.float32)
+        m2 = im[:, None] & jm[None, :]
+        raw = tl.load(base + j[None, :] * smj, mask=m2, other=0.0)
+        if COPY:
+            tl.store(cbase + j[None, :], raw, mask=m2)
+        x = tl.where(m2, raw.to(tl.float32), float("-inf"))
         row_max = tl.maximum(row_max, tl.max(x, axis=1))
         tmax = tl.max(tl.max(tl.reshape(x, (BM, R, BN)), axis=2), axis=0)  # [R]
         idx = nb0 + tl.arange(0, R)

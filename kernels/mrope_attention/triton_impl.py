@@ -116,8 +116,19 @@ def forward(inputs: dict, num_heads: int = 28, num_kv_heads: int = 4, mrope_sect
     use_range = use_range and has_mask
     if use_range:
         R = max(1, min(8, 512 // BN, _np2(NNB)))
-        range_k.launch((NMB, B, 1), (mask, lohi, N, smb, smi, smj, NMB, NNB, BLOCKED_THRESHOLD),
-                       {"BM": BM, "BN": BN, "R": R}, num_warps=8 if on_gpu else 4)
+        # Rows of an odd-length mask are not 16-byte aligned, which de-vectorises every mask load
+        # of the attention loop: the scan writes an aligned copy as it goes (one extra write).
+        copy = (smi * mask.element_size()) % 16 != 0 and smj == 1
+        if copy:
+            npad = _cdiv(N, 8) * 8
+            mcopy = torch.empty((B, N, npad), dtype=mask.dtype, device=x.device)
+            scb, sci = mcopy.stride(0), mcopy.stride(1)
+        else:
+            mcopy, scb, sci = mask, 0, 0
+        range_k.launch((NMB, B, 1), (mask, lohi, mcopy, N, smb, smi, smj, scb, sci, NMB, NNB, BLOCKED_THRESHOLD),
+                       {"BM": BM, "BN": BN, "R": R, "COPY": copy}, num_warps=8 if on_gpu else 4)
+        if copy:
+            mask, smb, smi, smj = mcopy, scb, sci, 1
     o = torch.empty((T, H * HD), dtype=x.dtype, device=x.device)
     attn_k.launch((H, NMB, B), (qkv, mask, lohi, o, N, qkv.stride(0), o.stride(0), H * HD, (H + Hkv) * HD,
                                 smb, smi, smj, HD ** -0.5, NMB, NNB),

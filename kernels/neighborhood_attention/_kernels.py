@@ -11,7 +11,7 @@ _compat()
 @triton.jit
 def _na_fwd_kernel(qkv_ptr, o_ptr, N, H, HD, s_tok, s_otok, k_off, v_off, scale,
                    KS: tl.constexpr, DIL: tl.constexpr, SHIFT: tl.constexpr,
-                   BM: tl.constexpr, DP: tl.constexpr):
+                   BM: tl.constexpr, DP: tl.constexpr, TWO_PASS: tl.constexpr = False):
     """One program: BM queries of one (batch, head). Q/K/V are read straight out of the fused
     projection buffer [B*N, 3C] (row stride s_tok, K at column k_off, V at v_off); O is written
     into [B*N, C]. Exact fp32 math on CUDA cores (dot = multiply + row sum): K is tiny."""
@@ -33,28 +33,57 @@ def _na_fwd_kernel(qkv_ptr, o_ptr, N, H, HD, s_tok, s_otok, k_off, v_off, scale,
         ip = i // DIL
         ng = (N - g + DIL - 1) // DIL
         start = tl.minimum(tl.maximum(ip - R, 0), tl.maximum(ng - KS, 0))
-    m = tl.full((BM,), float("-inf"), tl.float32)
-    l = tl.zeros((BM,), tl.float32)
-    acc = tl.zeros((BM, DP), tl.float32)
-    for t in tl.static_range(KS):
-        if SHIFT:
-            j = g + DIL * (start + t)
-        else:
-            j = i + DIL * (t - R)
-        valid = im & (j >= 0) & (j < N)
-        kv_m = valid[:, None] & dm[None, :]
-        rows = (row0 + j)[:, None] * s_tok
-        kt = tl.load(qkv_ptr + rows + k_off + col[None, :], mask=kv_m, other=0.0).to(tl.float32)
-        s = tl.sum(q * kt, axis=1) * scale
-        s = tl.where(valid, s, float("-inf"))
-        m_new = tl.maximum(m, s)
-        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-        alpha = tl.exp(m - m_safe)
-        p = tl.exp(s - m_safe)
-        vt = tl.load(qkv_ptr + rows + v_off + col[None, :], mask=kv_m, other=0.0).to(tl.float32)
-        acc = acc * alpha[:, None] + p[:, None] * vt
-        l = l * alpha + p
-        m = m_new
+    if TWO_PASS:
+        # pass 1: row max over the window (the K loads are independent: all in flight at once);
+        # pass 2: exp, sum and P V (K rows re-read from L1/L2).
+        m = tl.full((BM,), float("-inf"), tl.float32)
+        for t in tl.static_range(KS):
+            if SHIFT:
+                j = g + DIL * (start + t)
+            else:
+                j = i + DIL * (t - R)
+            valid = im & (j >= 0) & (j < N)
+            kt = tl.load(qkv_ptr + (row0 + j)[:, None] * s_tok + k_off + col[None, :],
+                         mask=valid[:, None] & dm[None, :], other=0.0).to(tl.float32)
+            m = tl.maximum(m, tl.where(valid, tl.sum(q * kt, axis=1) * scale, float("-inf")))
+        l = tl.zeros((BM,), tl.float32)
+        acc = tl.zeros((BM, DP), tl.float32)
+        for t in tl.static_range(KS):
+            if SHIFT:
+                j = g + DIL * (start + t)
+            else:
+                j = i + DIL * (t - R)
+            valid = im & (j >= 0) & (j < N)
+            kv_m = valid[:, None] & dm[None, :]
+            rows = (row0 + j)[:, None] * s_tok
+            kt = tl.load(qkv_ptr + rows + k_off + col[None, :], mask=kv_m, other=0.0).to(tl.float32)
+            vt = tl.load(qkv_ptr + rows + v_off + col[None, :], mask=kv_m, other=0.0).to(tl.float32)
+            p = tl.where(valid, tl.exp(tl.sum(q * kt, axis=1) * scale - m), 0.0)
+            l += p
+            acc += p[:, None] * vt
+    else:
+        m = tl.full((BM,), float("-inf"), tl.float32)
+        l = tl.zeros((BM,), tl.float32)
+        acc = tl.zeros((BM, DP), tl.float32)
+        for t in tl.static_range(KS):
+            if SHIFT:
+                j = g + DIL * (start + t)
+            else:
+                j = i + DIL * (t - R)
+            valid = im & (j >= 0) & (j < N)
+            kv_m = valid[:, None] & dm[None, :]
+            rows = (row0 + j)[:, None] * s_tok
+            kt = tl.load(qkv_ptr + rows + k_off + col[None, :], mask=kv_m, other=0.0).to(tl.float32)
+            s = tl.sum(q * kt, axis=1) * scale
+            s = tl.where(valid, s, float("-inf"))
+            m_new = tl.maximum(m, s)
+            m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+            alpha = tl.exp(m - m_safe)
+            p = tl.exp(s - m_safe)
+            vt = tl.load(qkv_ptr + rows + v_off + col[None, :], mask=kv_m, other=0.0).to(tl.float32)
+            acc = acc * alpha[:, None] + p[:, None] * vt
+            l = l * alpha + p
+            m = m_new
     l = tl.where(l == 0.0, 1.0, l)  # only out-of-range rows (masked on store)
     out = acc / l[:, None]
     tl.store(o_ptr + (row0 + i)[:, None] * s_otok + col[None, :], out.to(o_ptr.dtype.element_ty),

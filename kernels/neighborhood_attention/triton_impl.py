@@ -68,13 +68,15 @@ class _TF32:
         torch.backends.cuda.matmul.allow_tf32 = self.old
 
 
-def banded_attention(qkv, B, N, H, HD, C, kernel_size, dilation, boundary, scale, block_m=0, num_warps=4):
+def banded_attention(qkv, B, N, H, HD, C, kernel_size, dilation, boundary, scale, block_m=0, num_warps=4,
+                     two_pass=False):
     o = torch.empty((B * N, C), dtype=qkv.dtype, device=qkv.device)
     DP = _np2(HD)
-    bm = block_m or (16 if DP >= 128 else 32)
+    bm = block_m or 16
     grid = (triton_cdiv(N, bm), B * H)
     _launcher().launch(grid, (qkv, o, N, H, HD, qkv.stride(0), o.stride(0), C, 2 * C, scale),
-                       {"KS": kernel_size, "DIL": dilation, "SHIFT": boundary == "shift", "BM": bm, "DP": DP},
+                       {"KS": kernel_size, "DIL": dilation, "SHIFT": boundary == "shift", "BM": bm, "DP": DP,
+                        "TWO_PASS": two_pass},
                        num_warps=num_warps)
     return o
 
@@ -85,7 +87,7 @@ def triton_cdiv(a, b):
 
 def forward(inputs: dict, num_heads: int = 8, kernel_size: int = 7, dilation: int = 1,
             boundary: str = "truncate", scale: float | None = None, tf32: bool = True,
-            block_m: int = 0, num_warps: int = 4) -> dict:
+            block_m: int = 0, num_warps: int = 4, two_pass: bool = False) -> dict:
     if kernel_size <= 0 or kernel_size % 2 == 0 or dilation < 1:
         raise ValueError("kernel_size must be odd and positive, dilation >= 1")
     if boundary not in ("truncate", "shift"):
@@ -99,6 +101,7 @@ def forward(inputs: dict, num_heads: int = 8, kernel_size: int = 7, dilation: in
     x2 = x.reshape(B * N, C)
     with _TF32(tf32):
         qkv = torch.addmm(bias, x2, wt)
-        o = banded_attention(qkv, B, N, H, HD, C, kernel_size, dilation, boundary, scale, block_m, num_warps)
+        o = banded_attention(qkv, B, N, H, HD, C, kernel_size, dilation, boundary, scale, block_m, num_warps,
+                             two_pass)
         out = torch.addmm(inputs["bo"], o, inputs["wo"].t())
     return {"out": out.view(B, N, C)}

@@ -70,3 +70,14 @@ def test_rejects_bad_params():
     inp = R.make_inputs({"batch": 1, "seq": 4, "hidden": 16, "heads": 2}, torch.float32, "cpu")
     with pytest.raises(ValueError):
         T.forward(inp, num_heads=2, kernel_size=4)
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[4], CASES[7]], ids=lambda c: "-".join(str(x) for x in c))
+def test_forward_two_pass(case):
+    B, N, C, H, K, D, boundary, dtype = case
+    axes = {"batch": B, "seq": N, "hidden": C, "heads": H, "kernel_size": K, "dilation": D,
+            "shift": int(boundary == "shift")}
+    inp = R.make_inputs(axes, dtype, "cpu", seed=6)
+    params = R.params_from_axes(axes)
+    ref = R.reference(inp, **params)
+    check_impl(lambda i, **p: T.forward(i, two_pass=True, block_m=32, **p), inp, params, ref, dtype, FAM)
