@@ -230,3 +230,16 @@ def test_the_base_repository_is_valid(repo):
 
 def test_case_ids_are_unique():
     assert len({case.id for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_build_stops_with_the_same_line_and_writes_nothing(repo, case):
+    if case.id == "duplicate-run-content":
+        repo.write(RUN, RUN_WITHOUT_EXTERNAL_ID)
+    case.apply(repo)
+    result = repo.cli("build", "--quiet", "--data", "data", "--out", "site")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [case.expected, "build stopped: 1 problem in data; nothing was written"]
+    assert result.stdout == ""
+    # No site, no staging folder left behind; only the data and the parse cache.
+    assert {p.name for p in repo.root.iterdir()} <= {"data", ".cache"}

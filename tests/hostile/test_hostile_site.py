@@ -1,0 +1,114 @@
+"""HTML and script in every free-text field render inert on the built site; the floor flags a run."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from .hostile_site import FLOOR_RUN, XSS, built_hostile_site
+
+# Every <script> the site may have: its own static files, and inline JSON chart specs.
+STATIC_SCRIPT = re.compile(r"^(\.\./)*static/[a-z0-9.-]+\.js$")
+URL_ATTRIBUTES = ("href", "src", "action", "formaction", "poster", "srcset", "xlink:href")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return built_hostile_site(tmp_path_factory.mktemp("hostile"))
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_page_type_was_built(site):
+    built = {p.relative_to(site).parts[0] for p in pages(site)}
+    assert {"index.html", "kernels", "runs", "groups", "implementations", "hardware", "environments",
+            "protocols", "sources", "challenges", "methodology", "404.html"} <= built
+
+
+def test_no_script_but_our_own(site):
+    for page in pages(site):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for script in soup.find_all("script"):
+            if script.get("src"):
+                assert STATIC_SCRIPT.match(script["src"]), f"{page}: {script}"
+                assert not script.string
+            else:
+                assert script.get("type") == "application/json" and "chart-spec" in script.get("class", []), f"{page}: {script}"
+                spec = json.loads(script.string)  # still one JSON document: "</script>" did not close it
+                assert isinstance(spec, dict)
+        for tag in soup.find_all(["iframe", "object", "embed", "form", "base", "meta"]):
+            assert tag.name == "meta" and "http-equiv" not in tag.attrs, f"{page}: {tag}"
+
+
+def test_no_event_handlers_or_script_urls(site):
+    for page in pages(site):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for tag in soup.find_all(True):
+            for attribute, value in tag.attrs.items():
+                assert not attribute.lower().startswith("on"), f"{page}: <{tag.name} {attribute}>"
+                if attribute in URL_ATTRIBUTES:
+                    compact = re.sub(r"[\x00-\x20]", "", str(value)).lower()
+                    assert not compact.startswith(("javascript:", "data:", "vbscript:")), f"{page}: {tag}"
+
+
+def test_the_hostile_text_is_shown_as_text(site):
+    # Escaped, not dropped: a reader sees exactly what the contributor wrote.
+    shown = [p for p in pages(site) if XSS in BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser").get_text()]
+    for kind in ("kernels", "runs", "implementations", "hardware", "environments", "protocols", "sources", "groups"):
+        assert any(p.relative_to(site).parts[0] == kind for p in shown), f"no {kind} page shows the text"
+    index = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert XSS in index.get_text()
+
+
+def test_markdown_links_to_scripts_stay_text(site):
+    page = BeautifulSoup((site / "kernels/llama4-rope/index.html").read_text(encoding="utf-8"), "html.parser")
+    assert "[click me](javascript:alert(1))" in page.get_text()
+    assert page.find("strong", string="Markdown") is not None  # the safe part of the Markdown did render
+
+
+def test_title_element_is_not_broken_out_of(site):
+    for page in pages(site):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        assert len(soup.find_all("title")) == 1, page
+
+
+def test_mirrors_keep_the_text_verbatim(site):
+    def strings(value):
+        if isinstance(value, dict):
+            for item in value.values():
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+        elif isinstance(value, str):
+            yield value
+
+    mirror = json.loads((site / "api/v1/kernels/llama4-rope/index.json").read_text(encoding="utf-8"))
+    assert any(XSS in text for text in strings(mirror))
+
+
+def test_svg_charts_escape_series_names(site):
+    page = (site / "kernels/llama4-rope/index.html").read_text(encoding="utf-8")
+    soup = BeautifulSoup(page, "html.parser")
+    svgs = soup.select("figure.chart svg")
+    assert svgs, "the kernel page has charts"
+    for svg in svgs:
+        assert svg.find("script") is None and svg.find("foreignobject") is None
+
+
+def test_below_the_floor_is_flagged_not_ranked(site):
+    workload = BeautifulSoup((site / "kernels/llama4-rope/workloads/llama4-rope-s4096/index.html").read_text(encoding="utf-8"),
+                             "html.parser")
+    ranked = [row["data-run"] for row in workload.select("table.ranking tr.ranked")]
+    assert ranked and FLOOR_RUN not in ranked
+    run = BeautifulSoup((site / f"runs/{FLOOR_RUN}/index.html").read_text(encoding="utf-8"), "html.parser")
+    text = re.sub(r"\s+", " ", run.get_text(" "))
+    assert "Implausible" in text and "faster than the truthful floor" in text and "never ranked" in text
+    mirror = json.loads((site / f"api/v1/runs/{FLOOR_RUN}/index.json").read_text(encoding="utf-8"))
+    assert "BELOW_PHYSICAL_FLOOR" in json.dumps(mirror)
