@@ -51,6 +51,7 @@ def test_forward(axes, dtype):
     assert torch.allclose(sd["out"].float(), ref["out"].float(), atol=2e-2, rtol=2e-2)
     check_impl(T.forward, inp, params, ref, dtype, FAM)
     check_impl(lambda i, **p: T.forward(i, use_range=False, **p), inp, params, ref, dtype, FAM)
+    check_impl(lambda i, **p: T.forward(i, use_range=True, **p), inp, params, ref, dtype, FAM)
 
 
 def test_fully_masked_row_is_uniform_average():
@@ -65,7 +66,7 @@ def test_fully_masked_row_is_uniform_average():
     o = vmean.repeat_interleave(H // Hkv, dim=1).reshape(B, H * d)
     expect = torch.nn.functional.linear(o, inp["wo"])  # [B, C]
     ref = R.reference(inp, **params)["out"]
-    ours = T.forward(inp, **params)["out"]
+    ours = T.forward(inp, use_range=True, **params)["out"]
     assert torch.allclose(ref[1, 0], expect[1], atol=1e-5)  # batch 1, query 0: fully masked
     assert torch.allclose(ours[1, 0], expect[1], atol=1e-5)
 
@@ -83,4 +84,5 @@ def test_arbitrary_mask_with_blocked_tiles():
     mask[1, 0, 30, 3] = -2.5            # a finite additive bias
     inp["mask"] = mask
     ref = R.reference(inp, **params)
-    check_impl(T.forward, inp, params, ref, torch.float32, FAM)
+    check_impl(lambda i, **p: T.forward(i, use_range=True, **p), inp, params, ref, torch.float32, FAM)
+    check_impl(lambda i, **p: T.forward(i, use_range=False, **p), inp, params, ref, torch.float32, FAM)
