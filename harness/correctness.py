@@ -1,10 +1,12 @@
 """Correctness before timing: one checked call of an implementation against the reference.
 
 The policy (DESIGN.md, "Harness and kernels"):
-* outputs are poisoned before the call: every ``torch.empty`` inside it returns NaN-filled memory
-  (``kernels.checks.poisoned_allocations``), and on a GPU the caching allocator is primed with
-  NaN-filled blocks of the outputs' sizes, so an element the kernel never wrote shows up as NaN
-  instead of a stale correct value left by the reference;
+* the call is made once unchecked first (compilation, autotuning and caches happen there, outside
+  the poisoned call: torch.compile traces through ``torch.empty`` too);
+* outputs are poisoned before the checked call: every ``torch.empty``/``empty_like`` inside it
+  returns NaN-filled memory, and on a GPU the caching allocator is primed with NaN-filled blocks of
+  the outputs' sizes, so an element the kernel never wrote shows up as NaN instead of a stale
+  correct value left by the reference or the first call;
 * the inputs (and upstream gradients) are compared bit for bit with a snapshot after the call,
   and outputs may not share storage with inputs: either is the "No mutation or aliasing"
   violation (Liger's RoPE rotates q and k in place). Such a run is still recorded, with status
@@ -14,6 +16,7 @@ The policy (DESIGN.md, "Harness and kernels"):
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 NO_MUTATION = "No mutation or aliasing"
@@ -49,10 +52,12 @@ def classify_exception(error: BaseException) -> str:
 
 
 def is_fatal(error: BaseException) -> bool:
-    """After these the CUDA context is unusable: the worker process must be replaced."""
+    """After a CUDA error the context may be unusable (a failed graph capture, an illegal address):
+    the worker process is replaced rather than trusted with the next measurement."""
     text = str(error).lower()
-    return any(marker in text for marker in ("illegal memory access", "device-side assert", "unspecified launch failure",
-                                              "cuda error: an illegal", "misaligned address"))
+    return type(error).__name__ == "AcceleratorError" or "cuda error" in text or any(
+        marker in text for marker in ("illegal memory access", "device-side assert", "unspecified launch failure",
+                                      "misaligned address", "during capture"))
 
 
 def snapshot(tensors: dict) -> dict:
@@ -104,10 +109,34 @@ def prime_allocator(like: dict) -> None:
     del blocks
 
 
+@contextlib.contextmanager
+def poisoned_allocations():
+    """``torch.empty``/``empty_like`` return NaN-filled (integers: -1) tensors while active.
+
+    Like ``kernels.checks.poisoned_allocations``, but it never writes a tensor that autograd or a
+    tracer owns (a leaf that requires grad, a fake or meta tensor): poisoning must not change what
+    the call does, only expose what it leaves unwritten."""
+    import torch
+
+    original_empty, original_empty_like = torch.empty, torch.empty_like
+
+    def poison(tensor):
+        if tensor.requires_grad or tensor.is_meta or type(tensor) is not torch.Tensor or tensor.dtype == torch.bool:
+            return tensor
+        with torch.no_grad():
+            tensor.fill_(float("nan") if (tensor.is_floating_point() or tensor.is_complex()) else -1)
+        return tensor
+
+    torch.empty = lambda *a, **k: poison(original_empty(*a, **k))
+    torch.empty_like = lambda *a, **k: poison(original_empty_like(*a, **k))
+    try:
+        yield
+    finally:
+        torch.empty, torch.empty_like = original_empty, original_empty_like
+
+
 def poisoned_call(call, like: dict):
     """Call with outputs poisoned (see the module docstring)."""
-    from kernels.checks import poisoned_allocations
-
     prime_allocator(like)
     with poisoned_allocations():
         return call()
@@ -148,6 +177,8 @@ def check_call(kernel: str, dtype, call, watched: dict, references: dict) -> tup
     """Run ``call()`` once, poisoned, and judge it. ``watched``: the tensors it must not modify."""
     saved = snapshot(watched)
     try:
+        call()  # the first call compiles and autotunes; its outputs are dropped and poisoned over
+        restore(watched, saved)
         outputs = poisoned_call(call, references)
     except Exception as error:  # noqa: BLE001 - every failure becomes a recorded run
         return Verdict(classify_exception(error), notes=[f"{type(error).__name__}: {_first_line(error)}"],

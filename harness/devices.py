@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from .plan import Task
 
-MAX_TASK_ATTEMPTS = 2       # devices a task may crash before it is recorded as failed
+MAX_TASK_ATTEMPTS = 2       # worker deaths a task may cause before it is recorded as failed
 MAX_RESTARTS_PER_DEVICE = 3
 
 
@@ -207,6 +207,7 @@ class Dispatcher:
         self.events: queue.Queue = queue.Queue()
         self.serial = 0
         self.timed_out: set[str] = set()
+        self.attempts: dict[str, int] = {}
         # After this many seconds no new task is started; what is measured is kept (a lease-sized sweep).
         self.time_limit_s = time_limit_s
 
@@ -311,7 +312,10 @@ class Dispatcher:
         if task is not None:
             crashed_on.setdefault(task.key, set()).add(state.device)
             tried = crashed_on[task.key]
-            if len(tried) >= MAX_TASK_ATTEMPTS or len(tried) >= len(self.devices):
+            self.attempts[task.key] = self.attempts.get(task.key, 0) + 1
+            # Retried once, on another GPU when there is one (a fresh worker on the same GPU otherwise:
+            # the crash may have been an earlier measurement's damage to the CUDA context).
+            if self.attempts[task.key] >= MAX_TASK_ATTEMPTS:
                 self._incident(outcome, f"GPU {state.device}: worker exited with code {code} during {task.key}; "
                                         f"failed on GPU(s) {', '.join(map(str, sorted(tried)))}, recorded as a failed run")
                 result = self.crashed_result(task, f"the worker process exited (code {code}) during this measurement "
@@ -320,8 +324,8 @@ class Dispatcher:
                     result["status"] = "timeout"
                 finish(task, result, state.device)
             else:
-                self._incident(outcome, f"GPU {state.device}: worker exited with code {code} during {task.key}; "
-                                        f"retrying it on another GPU")
+                where = "on another GPU" if len(self.devices) > 1 else "in a fresh worker"
+                self._incident(outcome, f"GPU {state.device}: worker exited with code {code} during {task.key}; retrying it {where}")
                 pending.insert(0, task)
         elif pending:
             self._incident(outcome, f"GPU {state.device}: worker exited with code {code}")

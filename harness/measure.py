@@ -97,7 +97,10 @@ def measure(task: Task, family, session: Session) -> dict[str, Any]:
             clocks["before"] = session.clocks()
             fn = lambda: call(watched)  # noqa: E731
             if task.cuda_graph:
-                fn, graph_verdict = capture_graph(task, fn, watched, pristine, references, mutates)
+                try:
+                    fn, graph_verdict = capture_graph(task, fn, watched, pristine, references, mutates)
+                except Exception as error:  # noqa: BLE001
+                    raise GraphCaptureError(f"CUDA graph capture failed: {type(error).__name__}: {error}") from error
                 if graph_verdict is not None:
                     verdict = graph_verdict
             if verdict.timeable:
@@ -105,9 +108,12 @@ def measure(task: Task, family, session: Session) -> dict[str, Any]:
                 timing = {"samples_ns": to_ns(samples)}
             clocks["after"] = session.clocks()
         except Exception as error:  # noqa: BLE001
+            # A failed capture can leave the CUDA context unusable: the worker is replaced.
+            fatal = is_fatal(error) or isinstance(error, GraphCaptureError)
+            first = " ".join(line.strip() for line in str(error).splitlines()[:2] if line.strip())[:300]
             verdict = Verdict(classify_exception(error), verdict.max_abs, verdict.max_rel, verdict.changed_inputs,
-                              verdict.aliased_outputs, verdict.notes + [f"while timing: {type(error).__name__}: {str(error)[:300]}"],
-                              fatal=is_fatal(error))
+                              verdict.aliased_outputs, verdict.notes + [f"while timing: {type(error).__name__}: {first}"],
+                              fatal=fatal)
             timing = None
     del outputs
     record = result_record(task, verdict, timing, clocks, started, notes)
@@ -123,6 +129,10 @@ def work_of(task: Task, family, dtype) -> dict | None:
         return {"bytes": int(family.bytes_moved(task.axes, dtype)), "flops": family.flops(task.axes)}
     except Exception:  # noqa: BLE001 - informative only
         return None
+
+
+class GraphCaptureError(RuntimeError):
+    """The call cannot be captured in a CUDA graph (host synchronisation, CPU work, allocation patterns)."""
 
 
 def sample(fn, options: TimingOptions, timer, setup) -> list[float]:

@@ -127,3 +127,9 @@ def test_measure_checks_backward_and_full_against_the_reference_backward(rope):
         implementations={**rope.implementations, "wrong": rope.implementations["pytorch-reference"]})
     assert measure(_task("wrong", "backward"), wrong, session)["status"] == "incorrect_numerical"
     assert measure(_task("wrong", "full"), wrong, session)["status"] == "incorrect_numerical"
+
+
+def test_poisoning_does_not_break_torch_compile(rope):
+    """The first, unpoisoned call compiles; the poisoned call then runs the compiled code."""
+    (verdict, _), _ = _check(rope, rope.implementations["torch-compile"])
+    assert verdict.status == "passed", verdict.notes

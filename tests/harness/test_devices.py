@@ -204,3 +204,18 @@ def test_a_time_limit_keeps_what_was_measured():
     assert outcome.results and outcome.unmeasured
     assert len(outcome.results) + len(outcome.unmeasured) == len(tasks)
     assert any("time limit" in text for text in outcome.incidents)
+
+
+def test_on_one_gpu_a_crashed_task_is_retried_once_in_a_fresh_worker():
+    tasks = _tasks(4)
+    crashed = []
+
+    def crash_once(task, device):
+        if task.key == tasks[1].key and not crashed:
+            crashed.append(device)
+            return True
+        return False
+
+    outcome = Dispatcher([0], _spawner(crash_once)).run(tasks)
+    assert all(r["status"] == "passed" for r in outcome.results.values())
+    assert any("retrying it in a fresh worker" in text for text in outcome.incidents)
