@@ -4,7 +4,7 @@
 # travels as a wheel in .whl/). Each stage gets fresh Triton and Inductor caches, so 1-GPU and 2-GPU
 # timings both include compilation, as a first sweep on a fresh machine does. After every stage the
 # results so far are packed into $OUT/sweeps.tgz, so a lease that ends early still returns them.
-#   usage: OUT=/some/dir harness/scripts/h200_sweep.sh STAGE...   (stages: full2 subset2 subset1 full1)
+#   usage: OUT=/some/dir harness/scripts/h200_sweep.sh STAGE...   (stages: full2 graph2 subset2 subset1 full1)
 set -u
 OUT=${OUT:-/tmp/harness-out}
 mkdir -p "$OUT" /tmp/sweeps
@@ -14,9 +14,10 @@ nvidia-smi --query-gpu=index,name,uuid,memory.total,driver_version,clocks.sm,clo
 python3 -c "import torch, triton, liger_kernel, transformers; print('torch', torch.__version__, 'triton', triton.__version__, 'gpus', torch.cuda.device_count())" >> "$OUT/gpus.csv" 2>&1
 cat "$OUT/gpus.csv"
 
-# The headline workload of each kernel (the M-RoPE suite's seq 1024 case), every pass, events and CUDA graphs.
-SUBSET="-w llama4-rope-b1-s2048-h8192-q32-kv8-bf16 -w fused-neighborhood-attention-b2-s128-h512-nh8-k7-d2-fp32"
-SUBSET="$SUBSET -w multimodal-rotary-embedding-attention-sol-execbench-16-cases-seqlen1024-batchsize1 --cuda-graph on"
+# The headline workload of each kernel (the M-RoPE suite's seq 1024 case).
+HEADLINE="-w llama4-rope-b1-s2048-h8192-q32-kv8-bf16 -w fused-neighborhood-attention-b2-s128-h512-nh8-k7-d2-fp32"
+HEADLINE="$HEADLINE -w multimodal-rotary-embedding-attention-sol-execbench-16-cases-seqlen1024-batchsize1"
+SUBSET="$HEADLINE --cuda-graph on"   # events and CUDA-graph replay, forward and backward
 
 stage() {  # stage NAME TIME_LIMIT_S ARGS...: one `kernelindex bench`, timed from process start to files written
   local name=$1 limit=$2; shift 2
@@ -34,7 +35,8 @@ stage() {  # stage NAME TIME_LIMIT_S ARGS...: one `kernelindex bench`, timed fro
 
 for s in "$@"; do
   case $s in
-    full2)   stage full2 140 --devices all ;;
+    full2)   stage full2 110 --devices all ;;
+    graph2)  stage graph2 35 $HEADLINE --cuda-graph only --devices all ;;
     subset2) stage subset2 60 $SUBSET --devices all ;;
     subset1) stage subset1 90 $SUBSET --devices 0 ;;
     full1)   stage full1 300 --devices 0 ;;
