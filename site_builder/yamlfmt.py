@@ -18,6 +18,7 @@ The form:
   parsers do not read them as booleans); multi-line strings as literal blocks (``|``); folded
   blocks (``>-``) that a person wrote are kept, with their line breaks;
 - timestamps and dates as quoted ISO strings (``'2025-08-07T21:42:12Z'``), exactly as written;
+- numbers as Python prints them: decimal integers, shortest round-trip floats (``1.50`` -> ``1.5``);
 - no trailing spaces, one trailing newline.
 
 Invariant (tested): ``format_text(canonical_yaml(d, p), p) == canonical_yaml(d, p)``, so files an
@@ -42,7 +43,9 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor, SafeConstructor
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString, SingleQuotedScalarString
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString, SingleQuotedScalarString,
+)
 
 from schemas.common import format_utc
 from schemas.kinds import KIND_FOLDERS, model_for
@@ -54,9 +57,10 @@ SCHEMA_COMMENT_PREFIX = "# yaml-language-server: $schema="
 LINE_WIDTH = 100
 TOP_LEVEL_ORDER = ("apiVersion", "kind", "metadata", "spec")
 
-# Plain words that YAML 1.1 parsers (PyYAML, many editors) read as booleans or null.
+# Plain words that YAML 1.1 parsers read as booleans or null (y and n too: the 1.1 spec and Go's
+# yaml.v2 read them as booleans, though PyYAML does not).
 _YAML11_SPECIAL = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
-_FLOW_UNSAFE = set(",[]{}:#'\"")
+_FLOW_SAFE = set(" _./()+-*=")
 _PLAIN_FLOAT = re.compile(r"^-?[0-9]+\.[0-9]+$")
 
 
@@ -66,7 +70,7 @@ def plain_ok(text: str, flow: bool = False) -> bool:
     Stricter than YAML needs, so every YAML 1.1 and 1.2 parser reads the word back as the same
     string: it starts with an ASCII letter, '_' or '/' (so nothing that looks like a number, a
     date or an indicator), is printable on one line, and holds no ': ' or ' #'. Inside flow
-    collections, also no ',' '[' ']' '{' '}' ':' '#' or quotes.
+    collections, only letters, digits, spaces and ``_ . / ( ) + - * =``.
     """
     if not text or not (text[0].isascii() and (text[0].isalpha() or text[0] in "_/")):
         return False
@@ -74,7 +78,9 @@ def plain_ok(text: str, flow: bool = False) -> bool:
         return False
     if ": " in text or " #" in text or text.lower() in _YAML11_SPECIAL:
         return False
-    return not (flow and any(char in _FLOW_UNSAFE for char in text))
+    # Inside [..] and {..} parsers disagree about many indicators ("A?]" breaks libyaml): only
+    # letters, digits and a few separators go unquoted there.
+    return not flow or all(char.isalnum() or char in _FLOW_SAFE for char in text)
 
 
 class FormatError(Exception):
@@ -234,6 +240,12 @@ def _has_inner_comments(node: Any) -> bool:
 def _normalise_scalar(value: Any, flow: bool) -> Any:
     if isinstance(value, (FoldedScalarString, LiteralScalarString)):
         return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float)):
+        # Numbers are printed one way (Python's shortest repr, decimal integers): ruamel's
+        # round-trip ScalarFloat can print an exponent form back with a different last digit.
+        return int(value) if isinstance(value, int) else float(value)
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValueError(f"datetime {value.isoformat()} has no timezone")
@@ -242,9 +254,17 @@ def _normalise_scalar(value: Any, flow: bool) -> Any:
         value = value.isoformat()
     if isinstance(value, str):
         if "\n" in value:
-            return LiteralScalarString(value)
+            # A literal block reads best, but cannot hold lines that start or end with spaces
+            # (and the formatter strips trailing spaces): those stay one double-quoted line.
+            lines = value.split("\n")
+            if all(line == line.strip() and line.isprintable() for line in lines):
+                return LiteralScalarString(value)
+            return DoubleQuotedScalarString(value)
         # Decide quoting here, not in ruamel's emitter, so the fast emitter below agrees with it.
-        return str(value) if plain_ok(value, flow) else SingleQuotedScalarString(value)
+        if plain_ok(value, flow):
+            return str(value)
+        # Single quotes where they can hold the text; control and odd space characters need escapes.
+        return SingleQuotedScalarString(value) if value.isprintable() else DoubleQuotedScalarString(value)
     return value
 
 
