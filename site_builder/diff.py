@@ -53,7 +53,8 @@ def _git(args: list[str], cwd: Path, binary: bool = False) -> subprocess.Complet
 def checkout_data_at(ref: str, data_dir: Path, into: Path) -> Path | None:
     """Extract ``data_dir`` as it is at ``ref`` under ``into``; None when the ref has no such folder."""
     data_dir = data_dir.resolve()
-    found = _git(["rev-parse", "--show-toplevel"], data_dir)
+    existing = next(folder for folder in (data_dir, *data_dir.parents) if folder.is_dir())
+    found = _git(["rev-parse", "--show-toplevel"], existing)
     if found.returncode != 0:
         raise DiffError(f"{data_dir} is not inside a git repository")
     top = Path(found.stdout.strip()).resolve()
