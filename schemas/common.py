@@ -28,7 +28,7 @@ def quoted(value: Any, limit: int = 80) -> str:
 
 def check_slug(value: str) -> str:
     """A slug becomes a URL path segment and a file name, so it must never climb out of a folder."""
-    if isinstance(value, str):
+    if isinstance(value, str) and not value.isascii():  # str.isascii is C-fast; the scan below is not
         foreign = next((char for char in value if not char.isascii()), None)
         if foreign is not None:
             # A look-alike (Cyrillic 'а' for 'a') prints the same as the real slug: name it.

@@ -100,19 +100,19 @@ def _relative(path: Path, data_dir: Path) -> str:
         return str(path.resolve())
 
 
-def _parse_one(path: Path, data_dir: Path, relative: str) -> tuple[str, Result, str | None]:
+def _parse_one(path: Path, data_dir: Path, relative: str, display: str) -> tuple[str, Result, str | None]:
     """(cache key, result, model JSON when storable): the bytes hashed are the bytes parsed."""
     raw = read_file(path)
-    document, problems = load_file(path, data_dir, raw)
+    document, problems = load_file(path, data_dir, raw, display)
     payload = model_json(document.model) if document is not None else None
     return entry_key(relative, raw), (document, problems), payload
 
 
-def _parse_chunk(data_dir: str, items: list[tuple[int, str, str]]) -> list[tuple]:
+def _parse_chunk(data_dir: str, items: list[tuple[int, str, str, str]]) -> list[tuple]:
     """In a worker: parse files, return (index, key, kind, JSON or pickled model, problems)."""
     out = []
-    for index, path, relative in items:
-        key, (document, problems), payload = _parse_one(Path(path), Path(data_dir), relative)
+    for index, path, relative, display in items:
+        key, (document, problems), payload = _parse_one(Path(path), Path(data_dir), relative, display)
         if document is None:
             out.append((index, key, None, None, None, problems))
         elif payload is not None:
@@ -162,11 +162,11 @@ def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None
 
     workers = _jobs(jobs)
     if workers > 1 and len(misses) >= POOL_THRESHOLD:
-        remaining = _parse_in_pool(data_dir, paths, relatives, misses, results, cache, workers)
+        remaining = _parse_in_pool(data_dir, paths, relatives, displays, misses, results, cache, workers)
     else:
         remaining = misses
     for index in remaining:
-        key, result, payload = _parse_one(paths[index], data_dir, relatives[index])
+        key, result, payload = _parse_one(paths[index], data_dir, relatives[index], displays(paths[index]))
         results[index] = result
         if cache is not None and payload is not None:
             cache.put(key, result[0].kind, payload)  # type: ignore[union-attr]
@@ -182,12 +182,12 @@ def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None
     return documents, problems
 
 
-def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], misses: list[int],
+def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], displays: _Displays, misses: list[int],
                    results: list[Result | None], cache: ParseCache | None, workers: int) -> list[int]:
     """Parse ``misses`` in worker processes; returns the indexes left to parse here (after a crash)."""
-    chunks = [[(index, str(paths[index]), relatives[index]) for index in misses[start:start + CHUNK]]
+    shown = {index: displays(paths[index]) for index in misses}
+    chunks = [[(index, str(paths[index]), relatives[index], shown[index]) for index in misses[start:start + CHUNK]]
               for start in range(0, len(misses), CHUNK)]
-    displays = _Displays()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
             for chunk in pool.map(_parse_chunk, [str(data_dir)] * len(chunks), chunks):
@@ -195,7 +195,7 @@ def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], miss
                     document = None
                     if kind is not None:
                         model = model_from_json(kind, payload) if payload is not None else pickle.loads(pickled)
-                        document = Document(path=paths[index], display=displays(paths[index]), kind=kind, model=model)
+                        document = Document(path=paths[index], display=shown[index], kind=kind, model=model)
                         if cache is not None and payload is not None:
                             cache.put(key, kind, payload)
                     results[index] = (document, problems)

@@ -138,9 +138,11 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
     return Document(path=path, display=display, kind=kind, model=document), []
 
 
-def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None) -> tuple[Document | None, list[Problem]]:
-    """``raw_bytes``: the file's bytes when the caller has read them already (and hashed them)."""
-    display = display_path(path)
+def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None,
+              display: str | None = None) -> tuple[Document | None, list[Problem]]:
+    """``raw_bytes``, ``display``: the file's bytes and ``display_path`` when the caller has them
+    already (a bulk loader reads and hashes the bytes, and resolves each folder only once)."""
+    display = display if display is not None else display_path(path)
     if raw_bytes is None:
         raw_bytes = path.read_bytes()
     raw, problems = load_bytes(raw_bytes, display)
