@@ -91,3 +91,52 @@ def relative(target: str, page: str) -> str:
     if target.startswith(("http://", "https://", "#")):
         return target
     return "../" * page.count("/") + target
+
+
+# -- Finding things (issue 9): search, records ledger, GPUs, models, compare, feeds, badges ------
+SEARCH = "search/index.html"
+SEARCH_INDEX = f"{API_ROOT}/search-index.json"
+SEARCH_INDEX_SCRIPT = "search/search-index.js"  # the same index as a script, so search works from file://
+RECORDS = "records/index.html"
+RECORDS_FEED = "records/feed.xml"
+RUNS_FEED = "runs/feed.xml"
+GPUS = "gpus/index.html"
+MODELS = "models/index.html"
+COMPARE = "compare/index.html"
+SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
+LLMS = "llms.txt"
+
+
+def records(view: str = "current", facet: str | None = None, value: str | None = None, number: int = 1) -> str:
+    """records/ (current, all), records/history/, records/gpu/<slug>/, records/gpu/<slug>/history/page/2/ ..."""
+    parts = ["records"]
+    if facet:
+        parts += [facet, value or ""]
+    if view != "current":
+        parts.append(view)
+    if number > 1:
+        parts += ["page", str(number)]
+    return "/".join(parts) + "/index.html"
+
+
+def gpu(slug: str) -> str:
+    return f"gpus/{slug}/index.html"
+
+
+def model(slug: str) -> str:
+    return f"models/{slug}/index.html"
+
+
+def run_directory(shard: str) -> str:
+    """Run digests (12 hex digits) to run names, sharded by the digest's first two hex digits."""
+    return f"{API_ROOT}/runs/by-digest/{shard}.json"
+
+
+def badge(implementation_name: str) -> str:
+    return f"badges/implementations/{implementation_name}.svg"
+
+
+def compare(run_ids: list[str]) -> str:
+    """The compare page for these runs (digest prefixes); the query is read by compare.js."""
+    return f"{COMPARE}?runs={','.join(run_ids)}"
