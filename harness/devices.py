@@ -275,6 +275,10 @@ class Dispatcher:
                     state.busy_s += time.monotonic() - state.started_at
                     state.measured += 1
                     finish(task, payload["result"], state.device)
+                    if payload["result"].get("fatal"):
+                        # The worker exits after a CUDA error: hand it nothing more (the next task
+                        # would be blamed for its exit); its exit event starts a fresh one.
+                        state.ready = False
                 elif kind == "exit":
                     self._worker_exited(state, payload, pending, crashed_on, outcome, finish)
             now = time.monotonic()

@@ -219,3 +219,25 @@ def test_on_one_gpu_a_crashed_task_is_retried_once_in_a_fresh_worker():
     outcome = Dispatcher([0], _spawner(crash_once)).run(tasks)
     assert all(r["status"] == "passed" for r in outcome.results.values())
     assert any("retrying it in a fresh worker" in text for text in outcome.incidents)
+
+
+def test_after_a_fatal_result_the_worker_gets_no_more_work_and_no_task_is_blamed():
+    """A measurement that hits a CUDA error is recorded; its worker exits and is replaced, and the
+    task that would have come next is measured by a fresh worker, not charged with the exit."""
+    tasks = _tasks(6)
+
+    class Fatal(ThreadWorker):
+        def send(self, message):
+            if message["op"] == "run" and Task.from_json(message["task"]).key == tasks[0].key:
+                task = Task.from_json(message["task"])
+                result = dict(fake_result(task, status="runtime_error"), fatal=True)
+                self.events.put(("message", self, {"op": "result", "key": task.key, "result": result}))
+                self.dead = True
+                threading.Timer(0.05, lambda: self.events.put(("exit", self, 3))).start()
+                return
+            super().send(message)
+
+    outcome = Dispatcher([0], lambda d, p, s, e: Fatal(d, s, e, lambda t, dev: False)).run(tasks)
+    assert outcome.results[tasks[0].key]["status"] == "runtime_error"
+    assert all(outcome.results[t.key]["status"] == "passed" for t in tasks[1:])
+    assert not any("during" in text for text in outcome.incidents)
