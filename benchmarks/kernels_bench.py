@@ -327,6 +327,12 @@ def bench_na(F):
                          lambda i, bm=bm, nw=nw, tp=tp, **p: T.forward(i, block_m=bm, num_warps=nw, two_pass=tp, **p),
                          inputs, params, ref, dtype, nbytes=nb, flops=fl)
             na_breakdown(wl, inputs, params)
+        if "backward" in F.passes and axes["seq"] in (128, 1024, 4096) and not over_budget(0.55):
+            g = F.make_grad_outputs(inputs, axes, dtype, 1)
+            refb = R.reference_backward(inputs, g, **params)
+            for name, fn in F.backward_implementations.items():
+                run_impl("na", slug, wl, "backward", name, fn, inputs, params, refb, dtype, nbytes=nb, extra=(g,))
+            del refb, g
         # NATTEN boundary (ours only, vs the reference with the same rule)
         if axes["seq"] in (128, 4096):
             p2 = dict(params, boundary="shift")

@@ -82,6 +82,16 @@ def summary_text(rows) -> str:
                        f"{_fmt(us(_e2e(rows, 'na', wl, 'forward', 'kernelindex-triton')), 1):>8} "
                        f"{_fmt(us(_e2e(rows, 'na', wl, 'forward', 'liger')), 1):>9} | "
                        f"{bv[0] + ' ' + _fmt(bv[1] * 1e3, 1) if bv else '-'}")
+    nab = [wl for wl in wls.get("na", []) if _med(rows, "na", wl, "backward", "kernelindex-triton")]
+    if nab:
+        out.append("\n== Neighborhood attention backward (fp32; every implementation recomputes the forward), us")
+        out.append(f"{'workload':<62} {'ours':>8} {'liger':>9} {'ref':>9} {'liger/ours':>10}")
+        for wl in nab:
+            g = lambda i: _med(rows, "na", wl, "backward", i)  # noqa: E731
+            o, l, rf = g("kernelindex-triton"), g("liger"), g("pytorch-reference")
+            us = lambda x: None if x is None else x * 1e3  # noqa: E731
+            out.append(f"{wl:<62} {_fmt(us(o), 1):>8} {_fmt(us(l), 1):>9} {_fmt(us(rf), 1):>9} "
+                       f"{_fmt(l / o if l and o else None, 1):>10}")
     # ---- mrope
     if wls.get("mrope"):
         out.append("\n== M-RoPE attention (bf16), us; targets: suite mean >=1.3x vs eager/SDPA; (1024,1) <= 2x arithmetic floor")

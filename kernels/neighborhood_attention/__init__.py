@@ -13,14 +13,19 @@ def build_family():
 
     impls = {"kernelindex-triton": T.forward, "pytorch-reference": R.reference}
     impls.update(peers.forward_peers())
+    bwd = {"kernelindex-triton": T.backward, "pytorch-reference": R.reference_backward}
+    bwd.update(peers.backward_peers())
     workloads = [{"batch": b, "seq": n, "hidden": c, "heads": h, "kernel_size": k, "dilation": d}
                  for (b, c, h, k, d) in LIGER_CONFIGS for n in LIGER_SEQS]
     return KernelFamily(
         slug="fused-neighborhood-attention",
         title="Fused neighborhood attention (Liger module semantics, 1-D)",
         dtypes=("float32", "bfloat16", "float16"),
-        passes=("forward",),
+        passes=("forward", "backward", "full"),
         output_names=("out",),
+        grad_names=R.GRAD_NAMES,
+        backward_implementations=bwd,
+        make_grad_outputs=R.make_grad_outputs,
         make_inputs=R.make_inputs,
         reference=R.reference,
         reference_float64=R.reference_float64,
@@ -31,5 +36,7 @@ def build_family():
         default_axes={"batch": 2, "seq": 128, "hidden": 512, "heads": 8, "kernel_size": 7, "dilation": 2},
         workloads=workloads,
         notes="params: num_heads, kernel_size, dilation, boundary ('truncate' = Liger, 'shift' = NATTEN; "
-              "axes key shift=1 selects it). Ours runs its two GEMMs with TF32 for fp32 inputs.",
+              "axes key shift=1 selects it). Ours runs its GEMMs with TF32 for fp32 inputs. "
+              "backward(inputs, grad_outputs={'out': g}, **params) returns grads for x and all weights/biases "
+              "and recomputes the forward (no saved state), for every implementation.",
     )

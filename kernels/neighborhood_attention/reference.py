@@ -134,3 +134,38 @@ def flops(axes: dict) -> int:
     p = params_from_axes(axes)
     pairs = pair_count(N, p["kernel_size"], p["dilation"], p["boundary"])
     return 8 * B * N * C * C + 4 * (C // p["num_heads"]) * pairs * p["num_heads"] * B
+
+
+GRAD_NAMES = ("x", "wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo")
+
+
+def make_grad_outputs(inputs: dict, axes: dict | None = None, dtype=None, seed: int = 1) -> dict:
+    x = inputs["x"]
+    g = torch.Generator(device=x.device)
+    g.manual_seed(seed)
+    return {"out": torch.randn(x.shape, generator=g, device=x.device).to(x.dtype)}
+
+
+def _autograd_backward(fwd, inputs, grad_outputs, **params):
+    leaves = {k: inputs[k].detach().clone().requires_grad_(True) for k in GRAD_NAMES}
+    with torch.enable_grad():
+        out = fwd(leaves, **params)["out"]
+        grads = torch.autograd.grad(out, [leaves[k] for k in GRAD_NAMES],
+                                    grad_outputs["out"].to(out.dtype))
+    return dict(zip(GRAD_NAMES, grads))
+
+
+def reference_backward(inputs: dict, grad_outputs: dict, num_heads: int = 8, kernel_size: int = 7,
+                       dilation: int = 1, boundary: str = "truncate", scale: float | None = None) -> dict:
+    """Autograd of the reference (same dtype, TF32 off)."""
+    with _NoTF32():
+        return _autograd_backward(reference, inputs, grad_outputs, num_heads=num_heads, kernel_size=kernel_size,
+                                  dilation=dilation, boundary=boundary, scale=scale)
+
+
+def reference_backward_float64(inputs: dict, grad_outputs: dict, num_heads: int = 8, kernel_size: int = 7,
+                               dilation: int = 1, boundary: str = "truncate", scale: float | None = None) -> dict:
+    inp64 = {k: v.to(torch.float64) for k, v in inputs.items()}
+    g64 = {k: v.to(torch.float64) for k, v in grad_outputs.items()}
+    return _autograd_backward(reference_float64, inp64, g64, num_heads=num_heads, kernel_size=kernel_size,
+                              dilation=dilation, boundary=boundary, scale=scale)

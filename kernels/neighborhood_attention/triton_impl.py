@@ -40,6 +40,17 @@ def fused_qkv_weights(inputs: dict):
 
 
 _LAUNCHER = None
+_BWD_LAUNCHER = None
+
+
+def _bwd_launcher():
+    global _BWD_LAUNCHER
+    if _BWD_LAUNCHER is None:
+        from .._launch import FastLauncher
+        from ._kernels import _na_bwd_kernel
+
+        _BWD_LAUNCHER = FastLauncher(_na_bwd_kernel)
+    return _BWD_LAUNCHER
 
 
 def _launcher():
@@ -105,3 +116,50 @@ def forward(inputs: dict, num_heads: int = 8, kernel_size: int = 7, dilation: in
                              two_pass)
         out = torch.addmm(inputs["bo"], o, inputs["wo"].t())
     return {"out": out.view(B, N, C)}
+
+
+GRAD_NAMES = ("x", "wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo")
+
+
+def backward(inputs: dict, grad_outputs: dict, num_heads: int = 8, kernel_size: int = 7, dilation: int = 1,
+             boundary: str = "truncate", scale: float | None = None, tf32: bool = True,
+             block_m: int = 32, num_warps: int = 4) -> dict:
+    """Gradients of ``out`` w.r.t. x and every weight and bias, given ``grad_outputs["out"]``.
+
+    Recomputes the forward (the API carries no saved state), then: out-proj grads with cuBLAS,
+    one Triton launch for the banded attention backward (dQ stored, dK/dV by fp32 atomics into a
+    zeroed [B*N, 3C] buffer), and the fused-QKV grads with cuBLAS (dx = dQKV W, dW = dQKV^T x,
+    db = column sums). fp32 accumulation throughout; results cast to the input dtype. GEMMs in
+    TF32 for fp32 inputs when ``tf32`` (as the forward)."""
+    x = inputs["x"]
+    B, N, C = x.shape
+    H = num_heads
+    HD = C // H
+    scale = 1.0 / math.sqrt(HD) if scale is None else scale
+    wt, bias = fused_qkv_weights(inputs)
+    x2 = x.reshape(B * N, C)
+    g2 = grad_outputs["out"].reshape(B * N, C)
+    with _TF32(tf32):
+        qkv = torch.addmm(bias, x2, wt)
+        o = banded_attention(qkv, B, N, H, HD, C, kernel_size, dilation, boundary, scale)
+        d_o = torch.mm(g2, inputs["wo"])  # grad of the attention output
+        gwo = torch.mm(g2.t(), o)
+        gbo = g2.sum(0)
+        dqkv = torch.zeros((B * N, 3 * C), dtype=torch.float32, device=x.device)
+        DP = _np2(HD)
+        bm = block_m
+        _bwd_launcher().launch((triton_cdiv(N, bm), B * H),
+                               (qkv, o, d_o, dqkv, N, H, HD, qkv.stride(0), o.stride(0), d_o.stride(0),
+                                dqkv.stride(0), C, 2 * C, scale),
+                               {"KS": kernel_size, "DIL": dilation, "SHIFT": boundary == "shift", "BM": bm, "DP": DP},
+                               num_warps=num_warps)
+        dq = dqkv.to(x.dtype) if x.dtype != torch.float32 else dqkv
+        wcat = wt.t()  # [3C, C]
+        gx = torch.mm(dq, wcat)
+        gw = torch.mm(dq.t(), x2)
+    gb = dqkv.sum(0)
+    out = {"x": gx.view(B, N, C), "wo": gwo, "bo": gbo}
+    for n, sl in (("q", slice(0, C)), ("k", slice(C, 2 * C)), ("v", slice(2 * C, 3 * C))):
+        out[f"w{n}"] = gw[sl]
+        out[f"b{n}"] = gb[sl]
+    return {k: v.to(inputs[k].dtype) for k, v in out.items()}

@@ -81,3 +81,21 @@ def test_forward_two_pass(case):
     params = R.params_from_axes(axes)
     ref = R.reference(inp, **params)
     check_impl(lambda i, **p: T.forward(i, two_pass=True, block_m=32, **p), inp, params, ref, dtype, FAM)
+
+
+BWD_CASES = [CASES[0], CASES[1], CASES[2], CASES[4], CASES[5], CASES[7]]
+
+
+@pytest.mark.parametrize("case", BWD_CASES, ids=lambda c: "-".join(str(x) for x in c))
+def test_backward(case):
+    B, N, C, H, K, D, boundary, dtype = case
+    axes = {"batch": B, "seq": N, "hidden": C, "heads": H, "kernel_size": K, "dilation": D,
+            "shift": int(boundary == "shift")}
+    inp = R.make_inputs(axes, dtype, "cpu", seed=8)
+    params = R.params_from_axes(axes)
+    g = R.make_grad_outputs(inp)
+    ref = R.reference_backward(inp, g, **params)
+    assert set(ref) == set(R.GRAD_NAMES)
+    if dtype == torch.float32:
+        check_ref64(ref, R.reference_backward_float64(inp, g, **params), dtype, FAM)
+    check_impl(T.backward, inp, params, ref, dtype, FAM, extra=(g,))
