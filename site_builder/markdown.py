@@ -27,7 +27,15 @@ def safe_link(url: str) -> bool:
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
     parser.validateLink = safe_link
+    parser.core.ruler.push("th_scope", _scope_headers)
     return parser
+
+
+def _scope_headers(state) -> None:
+    # A Markdown table's header cells head its columns: say so, for screen readers (scope="col").
+    for token in state.tokens:
+        if token.type == "th_open":
+            token.attrSet("scope", "col")
 
 
 def render_markdown(text: str | None) -> Markup:

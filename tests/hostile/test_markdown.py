@@ -70,3 +70,9 @@ def test_safe_links_still_work():
     soup = BeautifulSoup(str(render_markdown("[paper](https://arxiv.org/abs/1) and [local](../x/) and [mail](mailto:a@b.c)")),
                          "html.parser")
     assert [a["href"] for a in soup.find_all("a")] == ["https://arxiv.org/abs/1", "../x/", "mailto:a@b.c"]
+
+
+def test_markdown_table_headers_have_scope():
+    # Found by the accessibility checks on the methodology page: header cells need scope="col".
+    soup = BeautifulSoup(str(render_markdown("| code | meaning |\n| --- | --- |\n| A | b |")), "html.parser")
+    assert [th.get("scope") for th in soup.find_all("th")] == ["col", "col"]
