@@ -1,0 +1,303 @@
+"""Build speed at scale (issue 8): validate and build at 1k, 10k and 100k synthetic runs.
+
+    .venv/bin/python benchmarks/build.py                       # 1k, 10k, 100k (about 15-30 minutes)
+    .venv/bin/python benchmarks/build.py --sizes 1000,10000    # quicker
+    .venv/bin/python benchmarks/build.py --no-record           # print only; leave results/ alone
+
+For each size, `kernelindex synth` writes a data repository into a temporary folder, then every
+step runs as its own `kernelindex` process (the way a maintainer or CI runs it), timed from
+outside: wall time, CPU time (user + system, worker processes included) and peak RSS (the largest
+process, from wait4). The steps:
+
+- validate cold (empty parse cache), validate warm (cache filled by the cold run), validate
+  --no-cache (every file parsed, across the process pool);
+- build cold (empty cache, no site), no-op rebuild (nothing changed), rebuild after one run file
+  changed (its median moved by 1 ns) - when `kernelindex build` is available and succeeds.
+
+Results go to benchmarks/results/build.json and the "Build speed at scale (issue 8)" section of
+benchmarks/RESULTS.md. The machine's load average is recorded beside each step: on a shared
+machine, wall time exceeds CPU time / cores, and the CPU column is the steadier figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS_JSON = ROOT / "benchmarks" / "results" / "build.json"
+RESULTS_MD = ROOT / "benchmarks" / "RESULTS.md"
+SECTION = "## Build speed at scale (issue 8)"
+KERNELINDEX = [sys.executable, "-m", "site_builder.cli"]
+AS_OF = "2026-06-30"  # after the last synthetic run (synth spreads runs from 2023-06 over three years)
+TARGETS = {"build_cold": 120.0, "build_noop": 5.0, "build_one_change": 10.0, "peak_rss_mib": 2048.0}
+
+
+@dataclass
+class Step:
+    name: str
+    ok: bool
+    wall_s: float
+    cpu_s: float
+    peak_rss_mib: float
+    load_before: float
+    note: str = ""
+
+
+STEP_TIMEOUT = 1800.0
+
+
+def measure(name: str, command: list[str], env: dict[str, str], timeout: float = STEP_TIMEOUT) -> Step:
+    """Run ``command``; wall clock around it, CPU and peak RSS from wait4 (children included)."""
+    import signal
+    import threading
+
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    # Its own process group, so a step that runs too long is stopped with its workers.
+    process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    timer = threading.Timer(timeout, lambda: os.killpg(process.pid, signal.SIGKILL))
+    timer.start()
+    # communicate() would reap the child before wait4 could report its usage: drain by hand.
+    stdout, stderr = _drain(process)
+    _, status, usage = os.wait4(process.pid, 0)
+    timer.cancel()
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    ok = process.returncode == 0
+    tail = (stderr or stdout).decode("utf-8", "replace").strip().splitlines()[-3:]
+    note = "" if ok else f"exit {process.returncode}: " + " | ".join(tail)[-300:]
+    if process.returncode == -signal.SIGKILL and wall >= timeout:
+        note = f"stopped after {timeout:.0f} s"
+    step = Step(name, ok, round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
+                round(usage.ru_maxrss / 1024, 1), round(load, 2), note)
+    print(f"  {name:<22} {'ok' if ok else 'FAILED':<6} {step.wall_s:8.2f} s wall {step.cpu_s:8.2f} s cpu "
+          f"{step.peak_rss_mib:8.1f} MiB  (load {load:.1f})" + (f"  {note}" if note else ""), flush=True)
+    return step
+
+
+def _drain(process: subprocess.Popen) -> tuple[bytes, bytes]:
+    import selectors
+
+    chunks: dict[int, list[bytes]] = {process.stdout.fileno(): [], process.stderr.fileno(): []}  # type: ignore[union-attr]
+    selector = selectors.DefaultSelector()
+    for stream in (process.stdout, process.stderr):
+        selector.register(stream, selectors.EVENT_READ)  # type: ignore[arg-type]
+    open_streams = 2
+    while open_streams:
+        for key, _ in selector.select():
+            data = os.read(key.fd, 1 << 16)
+            if not data:
+                selector.unregister(key.fileobj)
+                open_streams -= 1
+            else:
+                chunks[key.fd].append(data)
+    out, err = (b"".join(chunks[stream.fileno()]) for stream in (process.stdout, process.stderr))  # type: ignore[union-attr]
+    return out, err
+
+
+def build_available() -> bool:
+    probe = subprocess.run(KERNELINDEX + ["build", "--help"], cwd=ROOT, capture_output=True, text=True)
+    return probe.returncode == 0 and "--data" in probe.stdout
+
+
+def touch_one_run(data: Path) -> Path:
+    """Move one run's median by 1 ns: a real content change that keeps the file valid."""
+    run = sorted((data / "runs").rglob("*.yaml"))[len(list((data / "runs").iterdir())) // 2]
+    text = run.read_text(encoding="utf-8")
+    match = re.search(r"median: (\d+)", text)
+    assert match, run
+    run.write_text(text[:match.start(1)] + str(int(match.group(1)) + 1) + text[match.end(1):], encoding="utf-8")
+    return run
+
+
+def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: float = STEP_TIMEOUT) -> dict:
+    print(f"{runs:,} runs", flush=True)
+    folder = work / f"runs-{runs}"
+    data, cache, site = folder / "data", folder / "cache", folder / "site"
+    env = {**os.environ, "KERNELINDEX_CACHE_DIR": str(cache), "PYTHONHASHSEED": "0"}
+    steps = [measure("synth", KERNELINDEX + ["synth", "--runs", str(runs), "--out", str(data), "--seed", str(seed)], env, timeout)]
+    files = sum(1 for _ in data.rglob("*.yaml"))
+    steps.append(measure("validate_cold", KERNELINDEX + ["validate", str(data)], env, timeout))
+    steps.append(measure("validate_warm", KERNELINDEX + ["validate", str(data)], env, timeout))
+    steps.append(measure("validate_no_cache", KERNELINDEX + ["validate", "--no-cache", str(data)], env, timeout))
+    if with_build:
+        shutil.rmtree(cache, ignore_errors=True)
+        build = KERNELINDEX + ["build", "--data", str(data), "--out", str(site), "--as-of", AS_OF, "--quiet"]
+        steps.append(measure("build_cold", build, env, timeout))
+        if steps[-1].ok:
+            steps.append(measure("build_noop", build, env, timeout))
+            touch_one_run(data)
+            steps.append(measure("build_one_change", build, env, timeout))
+    return {"runs": runs, "files": files, "steps": {step.name: asdict(step) for step in steps}}
+
+
+def machine() -> dict:
+    cpu = ""
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    memory = ""
+    try:
+        memory = next(line.split(":", 1)[1].strip() for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+    except (OSError, StopIteration):
+        pass
+    return {"nproc": os.cpu_count(), "cpu": cpu, "memory": memory, "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+
+
+def _cell(result: dict, name: str, field: str = "wall_s") -> str:
+    step = result["steps"].get(name)
+    if step is None:
+        return "not yet measured"
+    if not step["ok"]:
+        return f"> {step['wall_s']:.0f} (stopped)" if step["note"].startswith("stopped") else "failed"
+    return f"{step[field]:.1f}"
+
+
+def table(results: list[dict]) -> str:
+    names = ["validate_cold", "validate_warm", "validate_no_cache", "build_cold", "build_noop", "build_one_change"]
+    header = ("| runs | files | synth s | validate cold s | validate warm s | validate no-cache s | build cold s "
+              "| no-op rebuild s | one changed run s | peak RSS MiB |")
+    lines = [header, "|" + " --- |" * 10]
+    for result in results:
+        rss = max((s["peak_rss_mib"] for n, s in result["steps"].items() if n != "synth" and s["ok"]), default=0)
+        cells = [f"{result['runs']:,}", f"{result['files']:,}", _cell(result, "synth")]
+        cells += [f"{_cell(result, n)} ({_cell(result, n, 'cpu_s')} cpu)" if n in result["steps"] and result["steps"][n]["ok"]
+                  else _cell(result, n) for n in names]
+        cells.append(f"{rss:,.0f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cost_curve(results: list[dict]) -> str:
+    lines = ["| runs | validate cold s per 1k runs | validate warm s per 1k runs | build cold s per 1k runs |",
+             "| --- | --- | --- | --- |"]
+    for result in results:
+        per = []
+        for name in ("validate_cold", "validate_warm", "build_cold"):
+            step = result["steps"].get(name)
+            per.append(f"{step['wall_s'] / result['runs'] * 1000:.3f} wall, {step['cpu_s'] / result['runs'] * 1000:.3f} cpu"
+                       if step and step["ok"] else "not yet measured")
+        lines.append(f"| {result['runs']:,} | " + " | ".join(per) + " |")
+    return "\n".join(lines)
+
+
+def markdown(report: dict) -> str:
+    m = report["machine"]
+    results = report["results"]
+    biggest = results[-1] if results else None
+    verdict = []
+    if biggest:
+        for name, limit in TARGETS.items():
+            if name == "peak_rss_mib":
+                rss = max((s["peak_rss_mib"] for s in biggest["steps"].values() if s["ok"]), default=None)
+                verdict.append(f"peak RSS {rss:,.0f} MiB (target ≤ {limit:,.0f})" if rss is not None else "")
+                continue
+            step = biggest["steps"].get(name)
+            shown = name.replace("build_", "").replace("_", " ")
+            verdict.append(f"{shown}: " + (f"{step['wall_s']:.1f} s (target ≤ {limit:.0f} s)" if step and step["ok"]
+                                          else "not yet measured" if not step else "failed"))
+    loads = [s["load_before"] for r in results for s in r["steps"].values()]
+    return "\n".join([
+        SECTION,
+        "",
+        f"Measured {report['date']} with `{report['command']}` on {m['nproc']} cores ({m['cpu']}), "
+        f"{m['memory']} memory, Python {m['python']}. Each step is its own `kernelindex` process; CPU time "
+        f"includes its worker processes; peak RSS is the largest process. This machine is shared with other "
+        f"developers' builds and tests (load average before the steps: {min(loads):.1f}–{max(loads):.1f} on "
+        f"{m['nproc']} cores), so wall times are pessimistic: CPU time divided by the cores is what an idle "
+        f"machine would take, at best.",
+        "",
+        table(results),
+        "",
+        "Cost per 1,000 runs (the curve; flat or falling means no worse than linear):",
+        "",
+        cost_curve(results),
+        "",
+        f"At {biggest['runs']:,} runs: " + "; ".join(v for v in verdict if v) + "." if biggest else "",
+        "",
+        report.get("notes", ""),
+        "",
+    ])
+
+
+def write_results(report: dict) -> None:
+    RESULTS_JSON.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS_JSON.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    text = RESULTS_MD.read_text(encoding="utf-8") if RESULTS_MD.exists() else "# Measured results\n"
+    section = markdown(report).rstrip() + "\n"
+    start = text.find(SECTION)
+    if start < 0:
+        text = text.rstrip() + "\n\n" + section
+    else:
+        following = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + section + (text[following:] if following >= 0 else "")
+    RESULTS_MD.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated run counts")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workdir", type=Path, help="where the synthetic repositories go (default: a temporary folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the synthetic repositories and sites")
+    parser.add_argument("--no-build", action="store_true", help="measure validate only")
+    parser.add_argument("--no-record", action="store_true", help="print, but leave benchmarks/results and RESULTS.md alone")
+    parser.add_argument("--notes", default="", help="a paragraph for RESULTS.md under the tables")
+    parser.add_argument("--step-timeout", type=float, default=STEP_TIMEOUT, help="seconds before a step is stopped")
+    args = parser.parse_args(argv)
+
+    sizes = [int(size) for size in args.sizes.split(",")]
+    with_build = not args.no_build and build_available()
+    if not with_build:
+        print("kernelindex build is not available: measuring validate only", flush=True)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="kernelindex-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    command = "python benchmarks/build.py" + ("" if args.sizes == "1000,10000,100000" else f" --sizes {args.sizes}")
+    report = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "command": command,
+        "machine": machine(),
+        "as_of": AS_OF,
+        "targets_at_100k": TARGETS,
+        "results": [],
+        "notes": args.notes,
+    }
+    try:
+        for runs in sizes:
+            report["results"].append(bench_size(runs, work, args.seed, with_build, args.step_timeout))
+            if not args.keep:
+                shutil.rmtree(work / f"runs-{runs}", ignore_errors=True)
+    finally:
+        if not args.keep and args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(table(report["results"]))
+    print()
+    print(cost_curve(report["results"]))
+    if not args.no_record:
+        write_results(report)
+        print(f"\nwrote {RESULTS_JSON.relative_to(ROOT)} and the issue 8 section of {RESULTS_MD.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
