@@ -63,6 +63,8 @@ class KernelFamily:
     grad_names: tuple[str, ...] = ()
     backward_implementations: dict[str, Callable[..., dict]] = field(default_factory=dict)
     make_grad_outputs: Callable[..., dict] | None = None
+    # float64 computation of the reference backward (same signature as a backward implementation)
+    reference_backward_float64: Callable[..., dict] | None = None
     # Implementations known to write into their inputs (call them on clones when timing).
     mutates_inputs: frozenset[str] = frozenset()
     # Free-form notes the methodology page may print.

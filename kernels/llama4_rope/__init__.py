@@ -29,6 +29,7 @@ def build_family():
         implementations=impls,
         backward_implementations=bwd,
         make_grad_outputs=R.make_grad_outputs,
+        reference_backward_float64=R.reference_backward_float64,
         bytes_moved=R.bytes_moved,
         flops=R.flops,
         params_from_axes=R.params_from_axes,

@@ -26,6 +26,7 @@ def build_family():
         grad_names=R.GRAD_NAMES,
         backward_implementations=bwd,
         make_grad_outputs=R.make_grad_outputs,
+        reference_backward_float64=R.reference_backward_float64,
         make_inputs=R.make_inputs,
         reference=R.reference,
         reference_float64=R.reference_float64,

@@ -90,3 +90,12 @@ def test_host_timing_cpu_and_spin_ignored_on_cpu():
     r = host_timing(lambda: None, n=5, backend="cpu")
     assert r["n"] == 5 and r["e2e_ms"] >= r["host_ms"] >= 0
     assert len(time_fn(lambda: None, reps=3, warmup=1, backend="cpu", hide_host_us=100)) == 3
+
+
+def test_backward_entries_are_wired():
+    import kernels
+
+    for slug in ("llama4-rope", "fused-neighborhood-attention"):
+        f = kernels.FAMILIES[slug]
+        assert "backward" in f.passes and f.grad_names and f.make_grad_outputs and f.reference_backward_float64
+        assert {"kernelindex-triton", "pytorch-reference"} <= set(f.backward_implementations)
