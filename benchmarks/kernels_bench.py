@@ -301,6 +301,14 @@ def bench_na(F):
     if ARGS.quick:
         wls = [w for w in wls if w["seq"] in (128, 4096)]
     wls = smoke_workloads("na") if ARGS.smoke else wls
+    if ARGS.na_seqs:
+        keep = {int(x) for x in ARGS.na_seqs.split(",")}
+        wls = [w for w in wls if w["seq"] in keep]
+    if ARGS.na_configs:
+        from kernels.neighborhood_attention import LIGER_CONFIGS
+
+        cfgs = [LIGER_CONFIGS[int(x)] for x in ARGS.na_configs.split(",")]
+        wls = [w for w in wls if (w["batch"], w["hidden"], w["heads"], w["kernel_size"], w["dilation"]) in cfgs]
     for axes in wls:
         if over_budget(0.62):
             log("budget: skipping na", axes)
@@ -458,6 +466,9 @@ def main():
     ap.add_argument("--hide-host-us", type=float, default=1000.0,
                     help="GPU spin before each timed call so host overhead is not timed (0: off)")
     ap.add_argument("--smoke", action="store_true", help="tiny shapes on the CPU (Triton interpreter)")
+    ap.add_argument("--na-seqs", default="", help="only these NA sequence lengths (comma list)")
+    ap.add_argument("--na-configs", default="", help="only these of Liger's 4 NA configs (indices 0-3)")
+    ap.add_argument("--no-calib", action="store_true", help="skip the matmul/copy calibration")
     ARGS = ap.parse_args()
     global DEV
     if ARGS.smoke:
@@ -476,7 +487,7 @@ def main():
     fams = kernels.FAMILIES
     for f in fams.values():
         log(f.slug, "implementations:", list(f.implementations))
-    mm = matmul_rate() if not ARGS.smoke else 1.0
+    mm = matmul_rate() if not (ARGS.smoke or ARGS.no_calib) else 1.0
     todo = ARGS.families.split(",")
     try:
         if "rope" in todo:
