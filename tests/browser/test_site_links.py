@@ -1,0 +1,103 @@
+"""The link checker: every page of the built bundled site, without a browser.
+
+Every internal link and #anchor resolves, ids are unique on a page, nothing is loaded from
+another host, every page can be reached from the home page, and every JSON mirror parses,
+validates against the published schema it names, and links back to its page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from .sitemap import html_pages, is_external, read_page, resolve
+
+
+@pytest.fixture(scope="module")
+def pages(bundled_site) -> dict:
+    return {path: read_page(bundled_site, path) for path in html_pages(bundled_site)}
+
+
+def test_every_internal_link_and_anchor_resolves(bundled_site: Path, pages):
+    broken = []
+    for path, page in pages.items():
+        # The host serves 404.html at any depth, so its links are written relative to the root and
+        # checked from there, like every other page.
+        for url in page.links + [url for _, _, url in page.loads] + page.alternates:
+            if is_external(url):
+                continue
+            target, fragment = resolve(path, url)
+            if not (bundled_site / target).is_file():
+                broken.append(f"{path}: {url} -> {target} does not exist")
+            elif fragment and target.endswith(".html") and fragment not in pages[target].ids:
+                broken.append(f"{path}: {url} -> no id {fragment!r} in {target}")
+    assert not broken, f"{len(broken)} broken links, e.g.\n" + "\n".join(broken[:25])
+
+
+def test_ids_are_unique_on_every_page(pages):
+    duplicated = [f"{path}: id {name!r} x{count}" for path, page in pages.items()
+                  for name, count in Counter(page.ids).items() if count > 1]
+    assert not duplicated, "\n".join(duplicated[:25])
+
+
+def test_nothing_is_loaded_from_another_host(pages):
+    outside = [f"{path}: <{tag}> {url}" for path, page in pages.items() for tag, _, url in page.loads if is_external(url)]
+    assert not outside, "\n".join(outside[:25])
+
+
+def test_links_are_relative(pages):
+    # One build works at /, under /<repo>/ on GitHub Pages and from disk only if no link is rooted.
+    rooted = [f"{path}: {url}" for path, page in pages.items()
+              for url in page.links + [u for _, _, u in page.loads] if url.startswith("/") and not url.startswith("//")]
+    assert not rooted, "\n".join(rooted[:25])
+
+
+def test_every_page_is_reachable_from_the_home_page(pages):
+    seen, queue = {"index.html"}, ["index.html"]
+    while queue:
+        path = queue.pop()
+        for url in pages[path].links:
+            if is_external(url):
+                continue
+            target, _ = resolve(path, url)
+            if target in pages and target not in seen:
+                seen.add(target)
+                queue.append(target)
+    orphans = sorted(set(pages) - seen - {"404.html"})
+    assert not orphans, f"{len(orphans)} pages no link reaches, e.g. {orphans[:10]}"
+
+
+def test_every_mirror_validates_against_the_schema_it_names(bundled_site: Path, pages):
+    index = json.loads((bundled_site / "api/v1/index.json").read_text(encoding="utf-8"))
+    validators = {}
+
+    def validator(schema_path: str):
+        if schema_path not in validators:
+            schema = json.loads((bundled_site / schema_path).read_text(encoding="utf-8"))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            validators[schema_path] = jsonschema.Draft202012Validator(schema)
+        return validators[schema_path]
+
+    errors = list(validator("api/v1/schemas/index-document.schema.json").iter_errors(index))
+    assert not errors, errors[0].message
+    listed = {entry["mirror"] for entry in index["documents"]}
+    on_disk = {path for path in (str(p.relative_to(bundled_site)) for p in (bundled_site / "api/v1").rglob("*.json"))
+               if path != "api/v1/index.json" and not path.startswith("api/v1/schemas/")}
+    assert listed == on_disk, f"listed but missing: {sorted(listed - on_disk)[:5]}; not listed: {sorted(on_disk - listed)[:5]}"
+    bad = []
+    for entry in index["documents"]:
+        document = json.loads((bundled_site / entry["mirror"]).read_text(encoding="utf-8"))
+        # The mirror names its schema and its page; both exist, and the page names the mirror back.
+        schema_path = document["schemaUrl"]
+        assert schema_path == index["schemas"][entry["kind"]]
+        for error in validator(schema_path).iter_errors(document):
+            bad.append(f"{entry['mirror']}: {error.message[:200]} at {list(error.path)}")
+            break
+        assert document["html"] == entry["html"] and document["mirror"] == entry["mirror"]
+        alternates = [resolve(entry["html"], url)[0] for url in pages[entry["html"]].alternates]
+        assert alternates == [entry["mirror"]], f"{entry['html']} links to {alternates}, not its mirror"
+    assert not bad, f"{len(bad)} mirrors do not validate, e.g.\n" + "\n".join(bad[:10])
