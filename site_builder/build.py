@@ -74,14 +74,21 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     renderer = Renderer(vega_bundle=bundle_name)
     mirrors = MirrorIndex()
     pages = 0
+    with_charts: list[str] = []
     for page in site_pages(board, _methodology(renderer, as_of_date)):
-        outputs.add(page.html, renderer.page(page), by=f"{page.kind} page {page.title!r}")
+        html = renderer.page(page).encode("utf-8")
+        outputs.add(page.html, html, by=f"{page.kind} page {page.title!r}")
         outputs.add(page.mirror, mirror_json(page), by=f"{page.kind} mirror {page.title!r}")
         mirrors.add(page)
+        if renderer.charts.has_placeholder(html):
+            with_charts.append(page.html)
         pages += 1
         if pages % 1000 == 0:
             step(f"rendered {pages:,} pages")
-    step(f"rendered {pages:,} pages and {renderer.charts.rendered:,} charts")
+    step(f"rendered {pages:,} pages; drawing {renderer.charts.rendered:,} distinct charts")
+    renderer.charts.draw_all()
+    for path in with_charts:
+        outputs.replace(path, renderer.charts.fill(outputs[path]))
 
     outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
     outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")

@@ -58,7 +58,7 @@ def scaling_chart(scaling: Scaling, implementation_titles: dict[str, str], conte
     )
     series = [Series(name=label, points=[SeriesPoint(x=p.x, value=p.value_ns, run=p.run, url=urls.run(p.run))
                                          for p in s.points]) for label, s in zip(labels, scaling.series)]
-    return ChartView(title=f"Scaling by {scaling.axis}", x_title=scaling.axis, y_title="latency", unit="ns",
+    return ChartView(kind="scaling", title=f"Scaling by {scaling.axis}", x_title=scaling.axis, y_title="latency", unit="ns",
                      series=series, overflow=scaling.overflow, spec=_config(chart).to_dict(validate=False),
                      caption=f"best per workload · {context} held constant")
 
@@ -77,9 +77,10 @@ def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str
         tooltip=[alt.Tooltip("implementation:N"), alt.Tooltip("date:T", format="%Y-%m-%d"),
                  alt.Tooltip("value:Q", title=f"record ({unit})", format=".4~r")],
     )
-    series = [Series(name="record", points=[SeriesPoint(x=e.run.observed_at.strftime("%Y-%m-%d"), value=e.run.value,
-                                                        run=e.run.name, url=urls.run(e.run.name)) for e in events])]
-    return ChartView(title="Record history", x_title="observed", y_title="record", unit=events[0].run.unit, series=series,
+    series = [Series(name="record", points=[
+        SeriesPoint(x=e.run.observed_at.strftime("%Y-%m-%d"), value=e.run.value, run=e.run.name, url=urls.run(e.run.name),
+                    label=implementation_titles[e.run.implementation]) for e in events])]
+    return ChartView(kind="history", title="Record history", x_title="observed", y_title="record", unit=events[0].run.unit, series=series,
                      spec=_config(chart).to_dict(validate=False), caption="each point is a run that set a new record")
 
 

@@ -71,7 +71,7 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json,
         )
-        self.env.globals.update(url=_url, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
+        self.env.globals.update(url=_url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
                                 vega_bundle=vega_bundle)
 
     def page(self, page: Page) -> str:

@@ -1,6 +1,6 @@
 """Where every page and mirror lives: the site's URL layout, in one place.
 
-Paths are relative to the site root and always name a file (``.../index.html``), so links work
+Paths are relative to the site root and always name a file (``runs/<name>.html``), so links work
 from ``file://`` as well as from a web server, at ``/`` or under ``/<repo>/``. Templates turn them
 into links relative to the page they are on with ``relative``.
 """
@@ -10,24 +10,27 @@ from __future__ import annotations
 API_ROOT = "api/v1"
 INDEX = "index.html"
 NOT_FOUND = "404.html"
-CHALLENGES = "challenges/index.html"
-METHODOLOGY = "methodology/index.html"
+CHALLENGES = "challenges.html"
+METHODOLOGY = "methodology.html"
 API_INDEX = f"{API_ROOT}/index.json"
 STATIC = "static"
 # Comparison keys are sha256 digests; 16 hex digits name a group page with room to spare (the
 # writer refuses two pages on one path, so a collision would fail the build, not hide a group).
 GROUP_ID_LENGTH = 16
 
+# Pages are files in a few folders, never a folder per page: on the disks this site is built on,
+# creating and deleting a folder costs ten times a file, and a site has a page per run.
+
 
 def kernel(operation: str) -> str:
-    return f"kernels/{operation}/index.html"
+    return f"kernels/{operation}.html"
 
 
 def workload(operation: str, workload_name: str, headline: str | None) -> str:
     """One URL per workload; the headline workload is the kernel page itself."""
     if workload_name == headline:
         return kernel(operation)
-    return f"kernels/{operation}/workloads/{workload_name}/index.html"
+    return f"kernels/{operation}/{workload_name}.html"
 
 
 def group_id(key: str) -> str:
@@ -35,46 +38,46 @@ def group_id(key: str) -> str:
 
 
 def group(key: str) -> str:
-    return f"groups/{group_id(key)}/index.html"
+    return f"groups/{group_id(key)}.html"
 
 
 def run(name: str) -> str:
-    return f"runs/{name}/index.html"
+    return f"runs/{name}.html"
 
 
 def implementation(name: str) -> str:
-    return f"implementations/{name}/index.html"
+    return f"implementations/{name}.html"
 
 
 def hardware(name: str) -> str:
-    return f"hardware/{name}/index.html"
+    return f"hardware/{name}.html"
 
 
 def environment(name: str) -> str:
-    return f"environments/{name}/index.html"
+    return f"environments/{name}.html"
 
 
 def protocol(name: str) -> str:
-    return f"protocols/{name}/index.html"
+    return f"protocols/{name}.html"
 
 
 def source(name: str) -> str:
-    return f"sources/{name}/index.html"
+    return f"sources/{name}.html"
 
 
 def listing(section: str) -> str:
-    """The list page of a section: implementations, hardware, environments, sources."""
-    return f"{section}/index.html"
+    """The list page of a section: implementations, hardware, environments, protocols, sources."""
+    return f"{section}.html"
 
 
 def mirror(page: str) -> str:
     """The JSON twin of a page: the same path under api/v1/, ending in .json.
 
-    The home page lists the kernels, so its twin is ``api/v1/kernels/index.json``: the API's own
+    The home page lists the kernels, so its twin is ``api/v1/kernels.json``: the API's own
     ``api/v1/index.json`` is the document that lists every mirror.
     """
     if page == INDEX:
-        return f"{API_ROOT}/kernels/index.json"
+        return f"{API_ROOT}/kernels.json"
     return f"{API_ROOT}/{page.removesuffix('.html')}.json"
 
 

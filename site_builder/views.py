@@ -164,6 +164,7 @@ class SeriesPoint(View):
     value: float
     run: str
     url: str
+    label: str | None = Field(default=None, description="who set this point, where the series does not say")
 
 
 class Series(View):
@@ -174,6 +175,7 @@ class Series(View):
 class ChartView(View):
     """A chart: its Vega-Lite spec (rendered to SVG at build time) and the series its table lists."""
 
+    kind: Literal["scaling", "history"]
     title: str
     x_title: str
     y_title: str
@@ -413,7 +415,7 @@ class GroupPage(Page):
     comparison: ComparisonView
     history: list[RecordEventView]
     history_chart: ChartView | None
-    siblings: list[CohortSummary] = Field(description="the other comparison groups of this workload")
+    other_groups: int = Field(description="how many other comparison groups this workload has (listed on its page)")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -43,6 +43,12 @@ class Outputs:
         self._files[path] = content.encode("utf-8") if isinstance(content, str) else content
         self._claimed_by[path] = by
 
+    def replace(self, path: str, content: bytes) -> None:
+        """New bytes for a path already claimed (charts are drawn after their pages render)."""
+        if path not in self._files:
+            raise OutputError(f"{path} was never added")
+        self._files[path] = content
+
     def __len__(self) -> int:
         return len(self._files)
 

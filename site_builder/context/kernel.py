@@ -65,7 +65,9 @@ def _kernel_page(factory: ViewFactory, operation_name: str, workload: Entity, he
     html = factory.workload_url(workload.name)
     title = operation.title if workload.name == headline_workload else f"{operation.title} · {workload_label(workload)}"
     measured_gpus = {c.gpu.datasheet for c in cohorts if c.rows}
-    scaling = board.scaling(selected) if selected else None
+    # The selected group's scaling line, else the first group (in page order) that has one: a new
+    # GPU measured on few shapes should not hide the sweep another GPU has.
+    charted = next((c for c in cohorts if board.scaling(c) is not None), None)
     return KernelPage(
         **factory.page_fields("kernel", title, html),
         operation=operation,
@@ -78,7 +80,7 @@ def _kernel_page(factory: ViewFactory, operation_name: str, workload: Entity, he
         cohorts=[factory.cohort_summary(c, selected=c is selected) for c in cohorts],
         not_measured_on=[label for name, label in board.priority_gpus.items() if name not in measured_gpus],
         comparison=factory.comparison(selected) if selected else None,
-        scaling=scaling_chart(scaling, factory.implementation_titles, selected.label) if scaling else None,
+        scaling=scaling_chart(board.scaling(charted), factory.implementation_titles, charted.label) if charted else None,
         implementations=_implementation_rows(factory, implementation_names, runs, selected),
     )
 

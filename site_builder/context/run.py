@@ -133,5 +133,5 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) ->
         history=[RecordEventView(row=factory.row(event.run), previous=factory.row(event.previous) if event.previous else None,
                                  improvement=event.improvement) for event in cohort.history],
         history_chart=history_chart(cohort.history, factory.implementation_titles),
-        siblings=[factory.cohort_summary(other) for other in siblings if other is not cohort],
+        other_groups=len(siblings) - 1,
     )

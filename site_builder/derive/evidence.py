@@ -7,13 +7,14 @@ the KernelIndex harness under its own protocol can be "verified".
 from __future__ import annotations
 
 HARNESS_SOURCE = "kernelindex-harness"
-HARNESS_NAME = "KernelIndex"
+# What our harness calls itself in the protocols it writes.
+HARNESS_NAMES = ("KernelIndex", "KernelIndex harness")
 # Independent verifications needed for "replicated".
 REPLICATIONS_NEEDED = 2
 
 
 def is_kernelindex_measurement(source: str | None, harness_name: str) -> bool:
-    return source == HARNESS_SOURCE and harness_name == HARNESS_NAME
+    return source == HARNESS_SOURCE and harness_name in HARNESS_NAMES
 
 
 def evidence_level(*, verified: bool, verified_count: int, public_source: bool, raw_evidence: bool) -> str:

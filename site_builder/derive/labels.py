@@ -35,10 +35,13 @@ def cohort_labels(cohorts: Sequence[CohortFacets]) -> dict[str, str]:
         names = [name for name, _ in group[0].facets]
         differing = [name for name in names if len({v.get(name, "") for v in values}) > 1]
         for cohort, mine in zip(group, values):
-            chosen = []
+            chosen: list[str] = []
+            twins = values
             for name in differing:
-                chosen.append(name)
-                twins = [v for v in values if all(v.get(n, "") == mine.get(n, "") for n in chosen)]
+                narrower = [v for v in twins if v.get(name, "") == mine.get(name, "")]
+                if len(narrower) < len(twins):  # a facet that splits nothing would only add words
+                    chosen.append(name)
+                    twins = narrower
                 if len(twins) == 1:
                     break
             labels[cohort.key] = " · ".join([gpu] + [mine[name] for name in chosen if mine.get(name)])

@@ -223,6 +223,8 @@ def _cohort_facets(catalog: Catalog, cohort: Cohort) -> CohortFacets:
     facets = [
         ("pass", measurement.timedPass or protocol.metadata.labels.get("pass", "")),
         ("metric", (cohort.metric or "no metric").split(":", 1)[0]),
+        ("cuda graph", "CUDA graph replay" if measurement.cudaGraph else ""),
+        ("cache", f"L2 {measurement.cacheFlush}" if measurement.cacheFlush else ""),
         ("form factor", hardware.formFactor or ""),
         ("cuda", f"CUDA {software.cudaToolkit}" if software.cudaToolkit else ""),
         ("driver", f"driver {software.driver}" if software.driver else ""),

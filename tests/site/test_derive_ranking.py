@@ -112,6 +112,7 @@ def test_evidence_ladder(verified, count, public, raw, level):
 
 def test_only_the_kernelindex_harness_verifies():
     assert is_kernelindex_measurement("kernelindex-harness", "KernelIndex")
+    assert is_kernelindex_measurement("kernelindex-harness", "KernelIndex harness")
     assert not is_kernelindex_measurement("kernelindex-harness", "Liger-Kernel benchmark scripts")
     assert not is_kernelindex_measurement("liger-kernel-bench", "KernelIndex")
 

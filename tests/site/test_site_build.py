@@ -66,30 +66,88 @@ def run_named_by(external_id: str) -> str:
 # The seeds' figures
 
 
+def group_of(site: Path, run_name: str) -> tuple[str, BeautifulSoup]:
+    """The comparison-group page a run page links to (path from the site root, parsed page)."""
+    run_page = soup(site, f"runs/{run_name}.html")
+    href = run_page.select_one(".rank-line a")["href"]
+    path = _normalise(f"runs/{href}")
+    return path, soup(site, path)
+
+
+def _normalise(path: str) -> str:
+    """"runs/../groups/x.html" -> "groups/x.html"."""
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == "..":
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
+
+
+def detail_of(page: BeautifulSoup, run_name: str) -> str:
+    return text(page.select_one(f'tbody#run-{run_name} tr.detail'))
+
+
 def test_llama4_rope_seq2048_hidden8192_on_h100(site):
     needs("llama4-rope")
-    page = soup(site, "kernels/llama4-rope/index.html")
-    facts = text(page.select_one(".comparison .facts"))
+    liger = run_named_by("llama4_rope/forward/liger/nvidia-h100-80gb-hbm3/hidden8192-kv_heads8-q_heads32-seq2048-bf16/2025-08-07-21-42-01")
+    path, group = group_of(site, liger)
+    facts = text(group.select_one(".facts"))
     assert "H100" in facts and "seq = 2048" in facts and "hidden = 8192" in facts and "forward" in facts
-    rows = ranking(page)
-    assert rows[0]["rank"] == 1 and rows[0]["implementation"] == "Liger" and rows[0]["latency"].startswith("81.3 µs")
+    rows = ranking(group)
+    assert rows[0] == {**rows[0], "rank": 1, "run": liger, "implementation": "Liger"}
+    assert rows[0]["latency"] == "81.3 µs" and rows[0]["vs_leader"] == "1.00×"
     transformers = [r for r in rows if r["implementation"] == "Transformers"]
-    assert transformers[0]["latency"].startswith("206.5 µs") and transformers[0]["vs_leader"] == "2.54×"
-    headline = page.select_one("section.headline")
-    assert text(headline.h2) == "Fastest reported · usable today"
-    assert text(headline.select_one(".vs-baseline")) == "2.54× faster than baseline"
-    assert text(headline.select_one("pre.install")) == 'pip install "liger-kernel==0.6.1"'
-    floor = page.select_one(".comparison .floor-v1")
+    assert transformers[0]["latency"] == "206.5 µs" and transformers[0]["vs_leader"] == "2.54×"
+    assert detail_of(group, liger).startswith("2.54× faster than the baseline.")
+    floor = group.select_one(".floor-v1")
     assert text(floor.select_one(".floor-value")) == "12.5 µs"
     assert text(floor.select_one(".times-above")) == "6.49×"
-    by_language = text(page.select_one("section.by-language"))
-    assert "triton · Liger · 81.3 µs · #1" in by_language and "python · Transformers · 206.5 µs · 2.54×" in by_language
+    # The kernel page lists this group among the workload's current records, with its record.
+    kernel = soup(site, "kernels/llama4-rope.html")
+    listed = [tr for tr in kernel.select("table.cohorts tbody tr") if tr.a["href"] == "../" + path]
+    assert listed and "81.3 µs" in text(listed[0]) and "Liger" in text(listed[0])
+
+
+def test_kernel_headline_is_the_default_groups_leader(site):
+    needs("llama4-rope")
+    page = soup(site, "kernels/llama4-rope.html")
+    headline = page.select_one("section.headline")
+    rows = ranking(page.select_one(".comparison"))
+    leader = text(headline.select_one(".figure .big"))
+    assert rows[0]["rank"] == 1 and rows[0]["latency"].startswith(leader)
+    assert text(headline.h2).startswith("Fastest ")
+    selected = page.select_one("table.cohorts tr.selected")
+    assert leader in text(selected)
+    vs_baseline = headline.select_one(".vs-baseline")
+    if vs_baseline is not None:  # the leader's own ratio, as its row states it
+        ratio = text(vs_baseline).split("×")[0]
+        assert detail_of(page, rows[0]["run"]).startswith(f"{ratio}× faster than the baseline.")
+    if len(page.select("section.by-language li")) >= 2:
+        assert text(page.select_one("section.by-language li")).endswith("· #1")
+
+
+def test_seed_000_headline_on_the_h100_group(site):
+    """Seed 000's answer slot, computed for the H100 forward group (the kernel page shows it for its default group)."""
+    needs("llama4-rope")
+    from site_builder.derive.headline import fastest_by_language, headline
+    from site_builder.derive.leaderboard import derive_leaderboard
+    from site_builder.repository import load_catalog
+
+    board = derive_leaderboard(load_catalog(DATA), AS_OF)
+    liger = run_named_by("llama4_rope/forward/liger/nvidia-h100-80gb-hbm3/hidden8192-kv_heads8-q_heads32-seq2048-bf16/2025-08-07-21-42-01")
+    cohort = board.cohorts[board.runs[liger].cohort]
+    slot = headline(cohort.rows, lambda row: board.usability(row.run))
+    assert slot.heading == "Fastest reported · usable today" and f"{slot.vs_baseline:.2f}" == "2.54"
+    assert board.usability(slot.leader.run).install == 'pip install "liger-kernel==0.6.1"'
+    assert [(b.language, f"{b.vs_first:.2f}") for b in fastest_by_language(cohort.rows)] == [("triton", "1.00"), ("python", "2.54")]
 
 
 def test_seed_001_run_is_rank_2_in_its_group(site):
     needs("llama4-rope")
     name = run_named_by("llama4_rope/forward/huggingface/nvidia-h100-80gb-hbm3/hidden8192-kv_heads8-q_heads32-seq4096-bf16")
-    page = soup(site, f"runs/{name}/index.html")
+    page = soup(site, f"runs/{name}.html")
     assert text(page.select_one(".rank-line .rank")) == "Rank 2"
     assert text(page.select_one(".primary .big")) == "385.5 µs"
     assert "ms 20 0.3846847891807556" in text(page.select_one(".quantiles"))
@@ -99,18 +157,19 @@ def test_seed_001_run_is_rank_2_in_its_group(site):
 
 def test_neighborhood_attention_on_rtx_3090(site):
     needs("fused-neighborhood-attention")
-    page = soup(site, "kernels/fused-neighborhood-attention/index.html")
-    assert "RTX 3090" in text(page.select_one(".comparison .facts"))
-    rows = ranking(page)
-    assert rows[0]["implementation"] == "Liger" and rows[0]["latency"].startswith("155.2 µs")
-    assert text(page.select_one("section.headline .vs-baseline")) == "67.12× faster than baseline"
-    floor = page.select_one(".comparison .floor-v1")
+    liger = run_named_by("fused_neighborhood_attention/forward/liger/nvidia-geforce-rtx-3090/batch2-dilation2-heads8-hidden512-kernel_size7-seq128-fp32/")
+    path, group = group_of(site, liger)
+    assert "RTX 3090" in text(group.select_one(".facts")) and "seq = 128" in text(group.select_one(".facts"))
+    rows = ranking(group)
+    assert rows[0]["run"] == liger and rows[0]["latency"] == "155.2 µs"
+    assert detail_of(group, liger).startswith("67.12× faster than the baseline.")
+    floor = group.select_one(".floor-v1")
     assert text(floor.select_one(".floor-value")) == "5.05 µs" and text(floor.select_one(".times-above")) == "30.72×"
 
 
 def test_multimodal_suite_mean_and_sol(site):
     needs("multimodal-rotary-embedding-attention")
-    page = soup(site, "kernels/multimodal-rotary-embedding-attention/index.html")
+    page = soup(site, "kernels/multimodal-rotary-embedding-attention.html")
     rows = ranking(page)
     assert rows[0]["rank"] == 1 and rows[0]["latency"] == "166.2 µs 67% SOL"
     headline = page.select_one("section.headline")
@@ -124,7 +183,7 @@ def test_multimodal_suite_mean_and_sol(site):
 def test_run_mirror_holds_its_manifests_like_seed_002(site):
     needs("llama4-rope")
     name = run_named_by("llama4_rope/backward/huggingface/nvidia-h100-80gb-hbm3/hidden512-kv_heads8-q_heads32-seq2048-bf16")
-    mirror = json.loads((site / f"api/v1/runs/{name}/index.json").read_text(encoding="utf-8"))
+    mirror = json.loads((site / f"api/v1/runs/{name}.json").read_text(encoding="utf-8"))
     assert {"run", "protocol", "environment"} <= set(mirror)
     spec = mirror["run"]["spec"]
     assert spec["timing"] == {"latencyNs": {"median": 137600}, "primaryStatistic": "median"}
@@ -139,26 +198,26 @@ def test_run_mirror_holds_its_manifests_like_seed_002(site):
 
 def test_one_url_per_workload_and_the_selector_needs_no_javascript(site):
     needs("llama4-rope")
-    page = soup(site, "kernels/llama4-rope/index.html")
+    page = soup(site, "kernels/llama4-rope.html")
     links = page.select("ul.workloads a, table.workload-table a")
     assert len(links) >= 7
     targets = [a["href"] for a in links]
     assert len(set(targets)) == len(targets)
     assert sum(1 for a in links if a.get("aria-current") == "page") == 1
     for href in targets:
-        assert (site / "kernels/llama4-rope" / href).resolve().is_file()
+        assert (site / "kernels" / href).resolve().is_file()
 
 
 def test_charts_are_static_svg_with_the_spec_inline_and_no_cdn(site):
     needs("llama4-rope")
-    page = soup(site, "kernels/llama4-rope/index.html")
+    page = soup(site, "kernels/llama4-rope.html")
     figure = page.select_one("figure.chart")
     assert figure.select_one(".chart-canvas svg") is not None
     spec = json.loads(figure.select_one("script.chart-spec").string)
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
     scripts = [s["src"] for s in page.select("script[src]")]
     assert scripts and all(not src.startswith(("http:", "https:", "//")) for src in scripts)
-    assert all((site / "kernels/llama4-rope" / src).resolve().is_file() for src in scripts)
+    assert all((site / "kernels" / src).resolve().is_file() for src in scripts)
     assert page.select_one("table.chart-data") is not None
 
 
@@ -183,7 +242,7 @@ def test_every_internal_link_resolves(site):
         for target in parser.targets:
             if target.startswith(("http://", "https://", "mailto:", "#")):
                 continue
-            path = target.split("#", 1)[0]
+            path = target.split("#", 1)[0].split("?", 1)[0]  # ?q= and ?runs= are read by the page's script
             if not (page.parent / path).resolve().is_file():
                 broken.append(f"{page.relative_to(site)} -> {target}")
     assert not broken, "\n".join(broken[:20])
@@ -204,7 +263,7 @@ def test_every_mirror_validates_against_its_schema(site):
 
 
 def test_methodology_is_rendered_markdown_without_raw_html(site):
-    page = soup(site, "methodology/index.html")
+    page = soup(site, "methodology.html")
     assert text(page.h1) == "How records are decided"
     assert page.select("article table") and "BELOW_PHYSICAL_FLOOR" in text(page)
 
