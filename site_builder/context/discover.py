@@ -1,0 +1,342 @@
+"""Finding pages (issue 9): search, the records ledger, GPUs, models and compare."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
+
+from .. import urls
+from ..derive.leaderboard import Cohort
+from ..derive.model import EVIDENCE_LEVELS
+from ..discover.ledger import (
+    RECENT_BREAKS, LedgerEntry, by_evidence, by_gpu, by_source, pages,
+)
+from ..discover.state import Discovery, discovery
+from ..discover.views import (
+    CompareFieldHelp, ComparePage, FacetHelp, FamilyCoverage, FamilyEntry, FilterLink, GpuEntry, GpuPage, GpuSummary,
+    GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
+    RecordsPage, SearchPage,
+)
+from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
+from ..search.index import AXIS_SYNONYMS
+from ..views import Link, Page
+from .common import ViewFactory
+
+FACETS = [
+    FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
+    FacetHelp(facet="family", example="rope, normalization", meaning="every operation of a family"),
+    FacetHelp(facet="model", example="llama-4-scout", meaning="operations a model uses"),
+    FacetHelp(facet="GPU", example="h100, pcie, rtx3090, gpu:b200", meaning="where it was measured (differs when another)"),
+    FacetHelp(facet="dtype", example="bf16, fp32, bfloat16", meaning="the workload's dtype (differs when another)"),
+    FacetHelp(facet="axis", example="seq=4096, hidden=8k, t:2048",
+              meaning=f"an axis binding; short names answer too ({', '.join(f'{k}: {v[0]}' for k, v in list(AXIS_SYNONYMS.items())[:4])} …)"),
+    FacetHelp(facet="pass", example="forward, backward, full", meaning="the timed pass (a filter)"),
+    FacetHelp(facet="metric", example="latency, memory", meaning="the primary metric (a filter)"),
+    FacetHelp(facet="language", example="triton, python", meaning="the implementation's language (a filter)"),
+    FacetHelp(facet="license", example="mit, apache-2.0", meaning="a known SPDX licence (a filter)"),
+    FacetHelp(facet="evidence", example="verified", meaning="at least this evidence level (a filter)"),
+    FacetHelp(facet="availability", example="installable, source, usable", meaning="install recipe, public source, usable today"),
+]
+
+
+class DiscoverContext:
+    """View helpers for the finding pages, on top of the shared ViewFactory."""
+
+    def __init__(self, factory: ViewFactory):
+        self.factory = factory
+        self.board = factory.board
+        self.catalog = factory.catalog
+        self.found: Discovery = discovery(self.board)
+
+    def page(self, kind: str, title: str, html: str) -> dict:
+        return self.factory.page_fields(kind, title, html)
+
+    @cached_property
+    def families(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for name, operation in sorted(self.catalog.operations.items()):
+            found.setdefault(operation.spec.family, []).append(name)
+        return dict(sorted(found.items()))
+
+    @cached_property
+    def models(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for name, operation in sorted(self.catalog.operations.items()):
+            for model in operation.metadata.models:
+                found.setdefault(model, []).append(name)
+        return dict(sorted(found.items()))
+
+    @cached_property
+    def workload_counts(self) -> Counter:
+        return Counter(w.refs["operation"].name for w in self.catalog.workloads.values())
+
+    def priority(self, slug: str) -> bool:
+        key = self.found.gpu_by_slug[slug]
+        return bool(key.datasheet and self.catalog.hardware[key.datasheet].spec.priority)
+
+    def gpu_entry(self, slug: str) -> GpuEntry:
+        key = self.found.gpu_by_slug[slug]
+        cohorts = self.found.cohorts_by_gpu.get(slug, [])
+        return GpuEntry(slug=slug, label=key.label, url=urls.gpu(slug), eligible_runs=sum(len(c.rows) for c in cohorts),
+                        records=len(cohorts), priority=self.priority(slug))
+
+    def record_row(self, entry: LedgerEntry) -> RecordRow:
+        cohort = self.board.cohorts[entry.group.key]
+        factory = self.factory
+        return RecordRow(
+            operation=factory.operation_link(cohort.operation), workload=factory.workload_link(cohort.workload),
+            cohort=factory.cohort_link(cohort), gpu=entry.group.gpu,
+            gpu_label=self.found.gpu_by_slug[entry.group.gpu].label, row=factory.row(entry.run),
+            previous=factory.row(entry.previous) if entry.previous else None, improvement=entry.improvement,
+            set_at=entry.set_at, current=entry.current, group_size=len(cohort.rows))
+
+    def has_source(self, implementation: str) -> bool:
+        return self.board.implementations[implementation].source_url is not None
+
+
+def discover_pages(factory: ViewFactory) -> Iterator[Page]:
+    context = DiscoverContext(factory)
+    yield search_page(context)
+    yield from records_pages(context)
+    yield gpus_page(context)
+    yield from gpu_pages(context)
+    yield models_page(context)
+    yield from model_pages(context)
+    yield compare_page(context)
+
+
+# ------------------------------------------------------------------------------------------------
+# Search
+
+
+def search_examples(context: DiscoverContext) -> list[str]:
+    """Queries that answer on this data: an exact one, one that brackets an unmeasured shape, a filter."""
+    found = context.found
+    examples: list[str] = []
+    # Kernels a model uses first (readers come with a model in mind), then any with a headline workload.
+    operations = sorted((name for name, op in context.catalog.operations.items() if op.metadata.headlineWorkload),
+                        key=lambda name: (not context.catalog.operations[name].metadata.models, name))
+    for name in operations or sorted(context.catalog.operations):
+        headline = context.factory.headline_workload(name)
+        cohort = context.board.default_cohort(headline) if headline else None
+        workload = context.catalog.of("WorkloadCase").get(headline or "")
+        if cohort is None or workload is None or not cohort.rows:
+            continue
+        gpu = found.gpu_of(cohort)
+        # The shortest alias with a letter and a digit ("h100", "rtx3090"), as a reader would type it.
+        word = min((a for a in gpu.aliases if any(c.isdigit() for c in a) and any(c.isalpha() for c in a)),
+                   key=lambda a: (len(a), a), default=gpu.slug)
+        axes = [axis for axis, spec in context.catalog.operations[name].spec.axes.items() if spec.role.value == "variable"]
+        dtype = workload.spec.dtype.value if workload.spec.dtype else ""
+        measured = {}
+        for other in context.board.workload_cohorts:
+            other_workload = context.catalog.of("WorkloadCase").get(other)
+            if other_workload is not None and other_workload.refs["operation"].name == name:
+                for axis in axes:
+                    measured.setdefault(axis, set()).add(other_workload.spec.axes.get(axis))
+        axis = max(axes, key=lambda a: (len(measured.get(a, ())), -axes.index(a))) if axes else None
+        base = " ".join(filter(None, [name, word, dtype]))
+        if axis is not None:
+            value = workload.spec.axes[axis]
+            examples.append(f"{base} {axis}={value}")
+            values = sorted(v for v in measured.get(axis, ()) if v is not None)
+            above = [v for v in values if v > value]
+            if above and above[0] - value > 1:
+                examples.append(f"{base} {axis}={(value + above[0]) // 2}")
+        else:
+            examples.append(base)
+        examples.append(f"{context.catalog.operations[name].spec.family} {word} usable")
+        break
+    examples.append("normalization triton memory")
+    return examples
+
+
+def search_page(context: DiscoverContext) -> SearchPage:
+    board, factory = context.board, context.factory
+    families = [FamilyEntry(family=family, operations=sorted((OperationEntry(
+        operation=factory.operation_link(name), eligible_runs=board.eligible_count(name),
+        workloads=context.workload_counts[name], models=list(context.catalog.operations[name].metadata.models))
+        for name in names), key=lambda entry: (entry.operation.title.casefold(), entry.operation.url)))
+        for family, names in context.families.items()]
+    return SearchPage(
+        **context.page("search", "Search", urls.SEARCH),
+        index=urls.SEARCH_INDEX, index_script=urls.SEARCH_INDEX_SCRIPT, facets=FACETS,
+        examples=search_examples(context), families=families,
+        gpus=[context.gpu_entry(key.slug) for key in context.found.gpus],
+        models=[ModelEntry(slug=model, url=urls.model(model), operations=len(names)) for model, names in context.models.items()],
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Records ledger
+
+EVIDENCE_FILTERS = EVIDENCE_LEVELS[1:]  # "at least reported" is every record: the unfiltered ledger
+
+
+def _filters(context: DiscoverContext) -> list[tuple[FilterLink, Callable[[LedgerEntry], bool] | None]]:
+    """Every filter with its predicate and its count of current records; a filter with none has no page."""
+    current = context.found.current
+    found: list[tuple[str, str | None, str, Callable | None]] = [("all", None, "All records", None)]
+    found += [("gpu", key.slug, key.label, by_gpu(key.slug)) for key in context.found.gpus]
+    found += [("evidence", level, f"{level.capitalize()} or stronger", by_evidence(level)) for level in EVIDENCE_FILTERS]
+    found.append(("source", "available", "Source available", by_source(context.has_source)))
+    filters = []
+    for facet, value, title, predicate in found:
+        count = len(current) if predicate is None else sum(1 for entry in current if predicate(entry))
+        url = urls.records("current", facet if facet != "all" else None, value) if count or facet == "all" else None
+        filters.append((FilterLink(facet=facet, value=value, title=title, url=url, count=count, selected=False), predicate))
+    return filters
+
+
+def records_pages(context: DiscoverContext) -> Iterator[RecordsPage]:
+    found = context.found
+    filters = _filters(context)
+    links = [link for link, _ in filters]
+    for chosen, predicate in filters:
+        if chosen.url is None:
+            continue
+        facet = chosen.facet if chosen.facet != "all" else None
+        marked = [link.model_copy(update={"selected": link is chosen}) for link in links]
+        selected = chosen.model_copy(update={"selected": True})
+        for view, entries in (("current", found.current), ("history", found.events)):
+            chosen_entries: Sequence[LedgerEntry] = entries if predicate is None else [e for e in entries if predicate(e)]
+            breaks = [] if view == "history" else [e for e in found.breaks if predicate is None or predicate(e)][:RECENT_BREAKS]
+            cut = pages(chosen_entries)
+            page_links = [Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, len(cut) + 1)]
+            views = [Link(title="Current records", url=urls.records("current", facet, chosen.value)),
+                     Link(title="Record history", url=urls.records("history", facet, chosen.value))]
+            for number, entries_on_page in enumerate(cut, 1):
+                what = "Current records" if view == "current" else "Record history"
+                title = what if facet is None else f"{what} · {chosen.title}"
+                if len(cut) > 1:
+                    title += f" · page {number} of {len(cut)}"
+                yield RecordsPage(
+                    **context.page("records", title, urls.records(view, facet, chosen.value, number)),
+                    view=view, filter=selected, filters=marked, views=views, total=len(chosen_entries),
+                    page_number=number, pages=page_links, rows=[context.record_row(e) for e in entries_on_page],
+                    breaks=[context.record_row(e) for e in breaks] if number == 1 else [], feed=urls.RECORDS_FEED,
+                )
+
+
+# ------------------------------------------------------------------------------------------------
+# GPUs
+
+
+def gpus_page(context: DiscoverContext) -> GpusPage:
+    found = context.found
+    summaries = []
+    for key in found.gpus:
+        cohorts = found.cohorts_by_gpu.get(key.slug, [])
+        summaries.append(GpuSummary(
+            slug=key.slug, label=key.label, url=urls.gpu(key.slug),
+            architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
+            priority=context.priority(key.slug), eligible_runs=sum(len(c.rows) for c in cohorts),
+            operations=len({c.operation for c in cohorts}), records=len(cohorts),
+            last_observed=max((c.last_observed for c in cohorts), default=None)))
+    summaries.sort(key=lambda s: (-s.eligible_runs, s.label.casefold(), s.slug))
+    return GpusPage(**context.page("gpus", "GPUs", urls.GPUS), gpus=summaries)
+
+
+def gpu_pages(context: DiscoverContext) -> Iterator[GpuPage]:
+    found, factory, board = context.found, context.factory, context.board
+    for key in found.gpus:
+        cohorts = found.cohorts_by_gpu.get(key.slug, [])
+        by_operation: dict[str, list[Cohort]] = {}
+        for cohort in cohorts:
+            by_operation.setdefault(cohort.operation, []).append(cohort)
+        coverage = []
+        for family, names in context.families.items():
+            family_cohorts = [c for name in names for c in by_operation.get(name, ())]
+            rows = [row for c in family_cohorts for row in c.rows]
+            coverage.append(FamilyCoverage(
+                family=family, operations=len(names),
+                measured=[factory.operation_link(name) for name in names if name in by_operation],
+                never_measured=[factory.operation_link(name) for name in names if name not in by_operation],
+                eligible_runs=len(rows), with_source=sum(1 for row in rows if context.has_source(row.run.implementation)),
+                records=len(family_cohorts), last_observed=max((c.last_observed for c in family_cohorts), default=None)))
+        holders: Counter = Counter()
+        for cohort in cohorts:
+            for implementation in {row.run.implementation for row in cohort.rows if row.rank == 1}:
+                holders[implementation] += 1
+        runs = found.runs_by_gpu.get(key.slug, [])
+        environments = sorted(env for env, gpu in found.gpu_of_environment.items() if gpu.slug == key.slug)
+        yield GpuPage(
+            **context.page("gpu", key.label, urls.gpu(key.slug)),
+            slug=key.slug, label=key.label, product=key.product, hardware=factory.hardware_link(key.datasheet),
+            architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
+            priority=context.priority(key.slug), environments=[factory.environment_link(env) for env in environments],
+            runs=len(runs), eligible_runs=sum(1 for run in runs if run.name not in board.reasons), records=len(cohorts),
+            holders=[HolderCount(implementation=Link(title=factory.implementation(name).title, url=urls.implementation(name)),
+                                 operation=factory.operation_link(context.catalog.implementations[name].refs["operation"].name),
+                                 records=count)
+                     for name, count in sorted(holders.items(), key=lambda item: (-item[1], factory.implementation(item[0]).title, item[0]))],
+            records_url=urls.records("current", "gpu", key.slug) if cohorts else None,
+            coverage=coverage, last_observed=max((run.observed_at for run in runs), default=None),
+        )
+
+
+# ------------------------------------------------------------------------------------------------
+# Models
+
+
+def _model_cell(context: DiscoverContext, operation: str, slug: str, cohorts: list[Cohort]) -> ModelCell:
+    if not cohorts:
+        return ModelCell(gpu=slug, cohort=None, workload=None, best=None, best_usable=None, groups=0)
+    headline = context.factory.headline_workload(operation)
+    # The kernel page's own choice: its headline workload, then the workload's default group order.
+    order = {c.key: i for c in cohorts for i, other in enumerate(context.board.workload_cohorts[c.workload]) if other is c}
+    cohort = min(cohorts, key=lambda c: (c.workload != headline, order[c.key], -len(c.rows), c.key))
+    leader = cohort.rows[0]
+    usable = None
+    if not context.board.usability(leader.run).usable:
+        usable = next((row for row in cohort.rows if context.board.usability(row.run).usable), None)
+    factory = context.factory
+    return ModelCell(gpu=slug, cohort=factory.cohort_link(cohort), workload=factory.workload_link(cohort.workload).title,
+                     best=factory.row(leader.run), best_usable=factory.row(usable.run) if usable else None,
+                     groups=len(cohorts))
+
+
+def model_pages(context: DiscoverContext) -> Iterator[ModelPage]:
+    found = context.found
+    for model, operations in context.models.items():
+        cells: dict[tuple[str, str], list[Cohort]] = {}
+        for cohort in found.ranked_cohorts:
+            if cohort.operation in operations:
+                cells.setdefault((cohort.operation, found.gpu_of(cohort).slug), []).append(cohort)
+        slugs = sorted({slug for _, slug in cells} | {key.slug for key in found.gpus if context.priority(key.slug)},
+                       key=lambda slug: (found.gpu_by_slug[slug].label.casefold(), slug))
+        rows = [ModelOperation(operation=context.factory.operation_link(name),
+                               cells=[_model_cell(context, name, slug, cells.get((name, slug), [])) for slug in slugs])
+                for name in operations]
+        gaps = [f"{row.operation.title} · {found.gpu_by_slug[cell.gpu].label}" for row in rows for cell in row.cells
+                if cell.cohort is None]
+        yield ModelPage(**context.page("model", model, urls.model(model)), slug=model,
+                        gpus=[context.gpu_entry(slug) for slug in slugs], operations=rows, gaps=gaps)
+
+
+def models_page(context: DiscoverContext) -> ModelsPage:
+    return ModelsPage(**context.page("models", "Models", urls.MODELS),
+                      models=[ModelEntry(slug=model, url=urls.model(model), operations=len(names))
+                              for model, names in context.models.items()])
+
+
+# ------------------------------------------------------------------------------------------------
+# Compare
+
+
+def compare_example(context: DiscoverContext) -> str | None:
+    for cohort in context.found.ranked_cohorts:
+        if len(cohort.rows) >= 2:
+            return urls.compare([row.run.digest.removeprefix("sha256:")[:12] for row in cohort.rows[:2]])
+    return None
+
+
+def compare_page(context: DiscoverContext) -> ComparePage:
+    fields = [CompareFieldHelp(name=name, title=title, material=True) for name, title in MATERIAL_FIELDS]
+    fields += [CompareFieldHelp(name=name, title=title, material=False) for name, title in CONTEXT_FIELDS]
+    return ComparePage(
+        **context.page("compare", "Compare runs", urls.COMPARE), min_runs=MIN_RUNS, max_runs=MAX_RUNS, fields=fields,
+        run_mirror=urls.mirror(urls.run("<name>")), run_directory=urls.run_directory("<xx>"),
+        result_schema=urls.schema("compare-result"), example=compare_example(context),
+    )

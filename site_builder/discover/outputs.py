@@ -1,0 +1,104 @@
+"""The finding files that are not pages: the search index, the run directory, Atom feeds, badges,
+robots.txt, llms.txt and (with a base URL) sitemap.xml. ``discover_outputs`` yields them once the
+pages are built, and registers the JSON documents in the API index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from .. import urls
+from ..derive.leaderboard import Leaderboard
+from ..formatting import day, measure, percent
+from ..mirrors import MirrorIndex, schema_kinds
+from ..search.index import build_search_index, index_json
+from .badges import COLOURS, badge_message, badge_svg
+from .feeds import FeedEntry, atom_feed, tag_uri
+from .ledger import FEED_ENTRIES
+from .site_files import llms_txt, robots_txt, sitemaps
+from .state import discovery
+
+Output = tuple[str, str | bytes, str]  # (path, content, what made it)
+
+
+def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[str], base_url: str = "") -> Iterator[Output]:
+    """Every extra file; ``pages`` are the site-root paths of every HTML page (for the sitemap)."""
+    found = discovery(board)
+    catalog = board.catalog
+
+    index = build_search_index(board)
+    text = index_json(index)
+    yield urls.SEARCH_INDEX, text, "search index"
+    yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + text.rstrip("\n") + ";\n", "search index script"
+    mirrors.add_document("search-index", "Search index", urls.SEARCH, urls.SEARCH_INDEX)
+
+    shards: dict[str, dict[str, str]] = {}
+    for name, run in sorted(board.runs.items()):
+        hex12 = run.digest.removeprefix("sha256:")[:12]
+        shards.setdefault(hex12[:2], {})[hex12] = name
+    for shard, runs in sorted(shards.items()):
+        path = urls.run_directory(shard)
+        document = {"v": 1, "shard": shard, "runs": dict(sorted(runs.items()))}
+        yield path, json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n", "run directory"
+        mirrors.add_document("run-directory", f"Runs whose digest starts with {shard}", urls.COMPARE, path)
+
+    yield from _feeds(board, base_url)
+
+    for name in sorted(catalog.implementations):
+        entity = catalog.implementations[name]
+        title = entity.metadata.title or entity.refs["project"].metadata.title or name
+        message, colour = badge_message(found.records_held.get(name, 0), found.best_rank.get(name))
+        yield urls.badge(name), badge_svg("KernelIndex", message, COLOURS[colour], title=f"{title} on KernelIndex: {message}"), "badge"
+
+    yield urls.ROBOTS, robots_txt(base_url), "robots.txt"
+    yield urls.LLMS, llms_txt(base_url, board.as_of, schema_kinds()), "llms.txt"
+    if base_url:
+        for path, xml in sitemaps(base_url, pages, board.as_of).items():
+            yield path, xml, "sitemap"
+
+
+def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:
+    found = discovery(board)
+    catalog = board.catalog
+
+    def titles(run) -> tuple[str, str, str]:
+        implementation = catalog.implementations[run.implementation]
+        impl = implementation.metadata.title or implementation.refs["project"].metadata.title or run.implementation
+        operation = catalog.operations[run.operation].metadata.title or run.operation
+        return impl, operation, catalog.workloads[run.workload].metadata.title or run.workload
+
+    entries = []
+    for entry in found.breaks[:FEED_ENTRIES]:
+        run, cohort = entry.run, board.cohorts[entry.group.key]
+        impl, operation, workload = titles(run)
+        was = f"; was {measure(entry.previous.value, entry.previous.unit)}" if entry.previous else ""
+        saved = f" (−{percent(entry.improvement)})" if entry.improvement is not None else ""
+        entries.append(FeedEntry(
+            id=tag_uri("record", urls.group_id(cohort.key), run.digest.removeprefix("sha256:")),
+            title=f"New record: {impl} · {operation} · {measure(run.value, run.unit)} on {cohort.label}",
+            updated=run.observed_at, link=urls.group(cohort.key),
+            summary=(f"{impl} set the record of {operation} · {workload} on {cohort.label}: "
+                     f"{measure(run.value, run.unit)} {run.statistic or ''}{saved}{was}. Observed {day(run.observed_at)}; "
+                     f"{run.evidence} evidence.")))
+    yield urls.RECORDS_FEED, atom_feed(
+        feed_path=urls.RECORDS_FEED, feed_id=tag_uri("records"), title="KernelIndex · record breaks",
+        subtitle="Comparison groups whose record fell, newest first.", as_of=board.as_of, alternate=urls.records("history"),
+        entries=entries, base_url=base_url), "records feed"
+
+    newest = sorted(board.runs.values(), key=lambda r: (-r.observed_at.timestamp(), r.digest))[:FEED_ENTRIES]
+    entries = []
+    for run in newest:
+        impl, operation, workload = titles(run)
+        cohort = board.cohorts[run.cohort]
+        row = board.row_of.get(run.name)
+        standing = f"rank {row.rank} of {len(cohort.rows)}" if row else "not ranked: " + ", ".join(board.reasons.get(run.name, ()))
+        entries.append(FeedEntry(
+            id=tag_uri("run", run.digest.removeprefix("sha256:")),
+            title=f"{impl} · {operation} · {measure(run.value, run.unit)} on {cohort.label}",
+            updated=run.observed_at, link=urls.run(run.name),
+            summary=f"{operation} · {workload} on {cohort.label}: {measure(run.value, run.unit)} "
+                    f"{run.statistic or ''}, {standing}. Observed {day(run.observed_at)}; {run.evidence} evidence."))
+    yield urls.RUNS_FEED, atom_feed(
+        feed_path=urls.RUNS_FEED, feed_id=tag_uri("runs"), title="KernelIndex · new runs",
+        subtitle="Runs by observation date, newest first.", as_of=board.as_of, alternate=urls.RECORDS,
+        entries=entries, base_url=base_url), "runs feed"

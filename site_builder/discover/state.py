@@ -1,0 +1,125 @@
+"""The indexes every finding page reads, derived once per build (each O(n log n) in the runs)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cached_property
+
+from ..derive.leaderboard import Cohort, Leaderboard
+from ..derive.model import RunFacts
+from .gpus import GpuKey, gpu_keys
+from .ledger import LedgerEntry, LedgerGroup, current_records, record_breaks, record_events
+
+_SLOT = "_discovery"
+
+
+class Discovery:
+    def __init__(self, board: Leaderboard):
+        self.board = board
+        self.catalog = board.catalog
+
+    # -- GPUs ------------------------------------------------------------------------------------
+    @cached_property
+    def gpus(self) -> list[GpuKey]:
+        """Every datasheet, and every product string no datasheet matches, by slug."""
+        datasheets = [(name, hw.metadata.title or hw.spec.product, hw.spec.product)
+                      for name, hw in sorted(self.catalog.hardware.items())]
+        unmatched = [self.catalog.environments[env].spec.hardware.product
+                     for env, gpu in self.board.gpus.items() if gpu.datasheet is None]
+        return gpu_keys(datasheets, unmatched)
+
+    @cached_property
+    def gpu_by_slug(self) -> dict[str, GpuKey]:
+        return {key.slug: key for key in self.gpus}
+
+    @cached_property
+    def gpu_of_environment(self) -> dict[str, GpuKey]:
+        by_datasheet = {key.datasheet: key for key in self.gpus if key.datasheet}
+        by_product = {key.product: key for key in self.gpus if key.datasheet is None}
+        found = {}
+        for env, gpu in self.board.gpus.items():
+            found[env] = by_datasheet[gpu.datasheet] if gpu.datasheet else by_product[
+                self.catalog.environments[env].spec.hardware.product]
+        return found
+
+    def gpu_of(self, cohort: Cohort) -> GpuKey:
+        return self.gpu_of_environment[cohort.environment]
+
+    # -- cohorts ---------------------------------------------------------------------------------
+    @cached_property
+    def ranked_cohorts(self) -> list[Cohort]:
+        """Groups with at least one ranked row, in a stable order (operation, workload, label, key)."""
+        return sorted((c for c in self.board.cohorts.values() if c.rows),
+                      key=lambda c: (c.operation, c.workload, c.label, c.key))
+
+    @cached_property
+    def cohorts_by_gpu(self) -> dict[str, list[Cohort]]:
+        found: dict[str, list[Cohort]] = {}
+        for cohort in self.ranked_cohorts:
+            found.setdefault(self.gpu_of(cohort).slug, []).append(cohort)
+        return found
+
+    @cached_property
+    def timed_pass(self) -> dict[str, str]:
+        """Protocol name -> the pass it times ("forward", "backward", "full"), where it says."""
+        found = {}
+        for name, protocol in self.catalog.protocols.items():
+            value = protocol.spec.measurement.timedPass or protocol.metadata.labels.get("pass")
+            if value:
+                found[name] = str(value)
+        return found
+
+    # -- runs by GPU ---------------------------------------------------------------------------------
+    @cached_property
+    def runs_by_gpu(self) -> dict[str, list[RunFacts]]:
+        found: dict[str, list[RunFacts]] = {}
+        for run in self.board.runs.values():
+            found.setdefault(self.gpu_of_environment[run.environment].slug, []).append(run)
+        return found
+
+    # -- the ledger ----------------------------------------------------------------------------------
+    @cached_property
+    def ledger_groups(self) -> list[LedgerGroup]:
+        return [LedgerGroup(key=c.key, gpu=self.gpu_of(c).slug, holder=c.rows[0].run, history=tuple(c.history))
+                for c in self.ranked_cohorts]
+
+    @cached_property
+    def current(self) -> list[LedgerEntry]:
+        return current_records(self.ledger_groups)
+
+    @cached_property
+    def events(self) -> list[LedgerEntry]:
+        return record_events(self.ledger_groups)
+
+    @cached_property
+    def breaks(self) -> list[LedgerEntry]:
+        return record_breaks(self.events)
+
+    # -- implementations ----------------------------------------------------------------------------
+    @cached_property
+    def records_held(self) -> Counter:
+        """Implementation -> groups where it holds #1 (a tie for #1 counts for each holder)."""
+        held: Counter = Counter()
+        for cohort in self.ranked_cohorts:
+            for implementation in {row.run.implementation for row in cohort.rows if row.rank == 1}:
+                held[implementation] += 1
+        return held
+
+    @cached_property
+    def best_rank(self) -> dict[str, int]:
+        best: dict[str, int] = {}
+        for cohort in self.ranked_cohorts:
+            for row in cohort.rows:
+                name = row.run.implementation
+                if row.rank < best.get(name, row.rank + 1):
+                    best[name] = row.rank
+        return best
+
+
+def discovery(board: Leaderboard) -> Discovery:
+    """The board's Discovery, derived on first use and kept on the board for the rest of the build."""
+    found = board.__dict__.get(_SLOT)
+    if found is None:
+        found = Discovery(board)
+        board.__dict__[_SLOT] = found
+    return found

@@ -1,0 +1,127 @@
+"""Compare 2–8 runs: align their identities, name the first difference that makes them
+incomparable, and rank them only when they share one comparison group.
+
+The input is the runs' JSON mirrors (``urls.mirror(urls.run(name))``), exactly what compare.js
+fetches in the browser, so the two implementations read the same documents; the output is the
+``compare-result`` document (schema published at ``api/v1/schemas/compare-result.schema.json``).
+
+The algorithm (templates/static/compare.js implements the same):
+
+1. Material fields, in the order of the comparison key: operation, workload, protocol (so the
+   timed pass), environment (so the GPU and software), correctness policy, metric; then the
+   comparison key itself. Each is compared by identity (a digest or a path), shown by its title.
+2. Context fields that never block a comparison: implementation, GPU, status, evidence,
+   observed, value.
+3. ``firstDifference``: the first material field whose identities are not all equal; the runs
+   are ``comparable`` when there is none (they share one comparison group).
+4. ``ranking``: only when comparable and every run may be ranked (no eligibility reason): dense
+   ranks by value, ascending; ``vsBest`` is the value over the smallest. Otherwise ``notRanked``
+   says why.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MIN_RUNS, MAX_RUNS = 2, 8
+COMPARE_VERSION = 1
+# (field, how a reader names it)
+MATERIAL_FIELDS = (
+    ("operation", "Kernel"), ("workload", "Workload"), ("protocol", "Protocol (timed pass)"),
+    ("environment", "Environment"), ("correctness", "Correctness policy"), ("metric", "Metric"),
+    ("comparisonKey", "Comparison key"),
+)
+CONTEXT_FIELDS = (
+    ("implementation", "Implementation"), ("gpu", "GPU"), ("status", "Status"), ("evidence", "Evidence"),
+    ("observedAt", "Observed"), ("value", "Value"),
+)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _fields(mirror: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Field -> (identity, label) for one run mirror."""
+    details, spec = mirror["details"], mirror["run"]["spec"]
+    row, cohort = details["row"], details["cohort"]
+    protocol = details["protocol"]
+    timed = protocol.get("timedPass")
+    value = row["value"]
+    return {
+        "operation": (details["operation"]["url"], details["operation"]["title"]),
+        "workload": (details["workload"]["digest"], details["workload"]["label"]),
+        "protocol": (spec["protocolDigest"], protocol["title"] + (f" ({timed})" if timed else "")),
+        "environment": (spec["environmentDigest"], details["environment"]["title"]),
+        "correctness": (_canonical(details["workload"]["correctness"]),
+                        str(details["workload"]["correctness"].get("comparator", "—"))),
+        "metric": (cohort["metric"] or "none", cohort["metric"] or "none"),
+        "comparisonKey": (cohort["key"], cohort["key"][:23] + "…"),
+        "implementation": (details["implementation"]["name"], details["implementation"]["title"]),
+        "gpu": (cohort["gpu"], cohort["gpu"]),
+        "status": (spec["status"], spec["status"]),
+        "evidence": (row["evidence"], row["evidence"]),
+        "observedAt": (row["observedAt"], row["observedAt"][:10]),
+        "value": (_canonical(value), "—" if value is None else f"{_number(value)} {row['unit'] or ''}".strip()),
+    }
+
+
+def _number(value: float) -> str:
+    """A value as JSON writes it (81280, 199.03173828125): the same text in Python and JavaScript."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def compare_runs(mirrors: list[dict[str, Any]]) -> dict[str, Any]:
+    if not MIN_RUNS <= len(mirrors) <= MAX_RUNS:
+        raise ValueError(f"compare needs {MIN_RUNS} to {MAX_RUNS} runs, not {len(mirrors)}")
+    fields = [_fields(mirror) for mirror in mirrors]
+    runs = []
+    for mirror in mirrors:
+        details = mirror["details"]
+        row = details["row"]
+        runs.append({
+            "name": details["name"], "digest": details["digest"], "url": row["url"],
+            "implementation": details["implementation"]["title"], "value": row["value"], "unit": row["unit"],
+            "statistic": row["statistic"], "groupRank": row["rank"], "reasons": list(row["reasons"]),
+            "comparisonKey": details["cohort"]["key"], "groupUrl": details["cohort"]["url"],
+        })
+    aligned = []
+    first = None
+    for material, table in ((True, MATERIAL_FIELDS), (False, CONTEXT_FIELDS)):
+        for name, title in table:
+            identities = [f[name][0] for f in fields]
+            same = all(identity == identities[0] for identity in identities)
+            aligned.append({"name": name, "title": title, "material": material, "same": same,
+                            "values": [f[name][1] for f in fields]})
+            if material and not same and first is None:
+                first = {"field": name, "title": title, "values": [f[name][1] for f in fields]}
+    comparable = first is None
+    ranking = None
+    not_ranked = None
+    if not comparable:
+        not_ranked = f"not one comparison group: the {first['title'].lower()} differs"
+    elif any(run["reasons"] or run["value"] is None for run in runs):
+        blocked = [run["name"] for run in runs if run["reasons"] or run["value"] is None]
+        not_ranked = "may not be ranked: " + ", ".join(blocked)
+    else:
+        order = sorted(range(len(runs)), key=lambda i: (runs[i]["value"], i))
+        best = runs[order[0]]["value"]
+        ranking = []
+        rank, previous = 0, None
+        for i in order:
+            if runs[i]["value"] != previous:
+                rank += 1
+                previous = runs[i]["value"]
+            ranking.append({"run": runs[i]["name"], "rank": rank, "value": runs[i]["value"],
+                            "vsBest": runs[i]["value"] / best if best else None})
+    return {
+        "v": COMPARE_VERSION,
+        "runs": runs,
+        "fields": aligned,
+        "firstDifference": first,
+        "comparable": comparable,
+        "comparisonKey": runs[0]["comparisonKey"] if comparable else None,
+        "ranking": ranking,
+        "notRanked": not_ranked,
+    }
