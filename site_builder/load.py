@@ -143,6 +143,11 @@ def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None,
     """``raw_bytes``, ``display``: the file's bytes and ``display_path`` when the caller has them
     already (a bulk loader reads and hashes the bytes, and resolves each folder only once)."""
     display = display if display is not None else display_path(path)
+    if path.is_symlink():
+        # A link in a pull request could pull any file on the build machine into the site. (Named by
+        # its folder and own name: resolving the link would name its target instead.)
+        shown = str(Path(display_path(path.parent)) / path.name)
+        return None, [Problem(shown, 1, 1, "a data file must be a regular file, not a symbolic link")]
     if raw_bytes is None:
         raw_bytes = path.read_bytes()
     raw, problems = load_bytes(raw_bytes, display)

@@ -243,3 +243,11 @@ def test_build_stops_with_the_same_line_and_writes_nothing(repo, case):
     assert result.stdout == ""
     # No site, no staging folder left behind; only the data and the parse cache.
     assert {p.name for p in repo.root.iterdir()} <= {"data", ".cache"}
+
+
+def test_a_symbolic_link_is_refused(repo):
+    # Git stores links; one in a pull request must not read a file from elsewhere on the machine.
+    outside = repo.root / "outside.yaml"
+    outside.write_text(_base(SOURCE).replace("liger-kernel-bench", "leaked"), encoding="utf-8")
+    (repo.data / "sources" / "leaked.yaml").symlink_to(outside)
+    assert repo.problems() == ["data/sources/leaked.yaml:1:1: a data file must be a regular file, not a symbolic link"]
