@@ -28,6 +28,8 @@ from .derive.floors import HEADROOM_POLICY
 from .derive.leaderboard import derive_leaderboard
 from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
+from .discover.outputs import discover_outputs
+from .discover.site_files import check_base_url
 from .mirrors import MirrorIndex, page_schemas
 from .problems import DataError
 from .render import TEMPLATES, Renderer, mirror_json
@@ -53,8 +55,10 @@ class BuildSummary:
                 f"into {out_dir} in {self.seconds:.1f} s; as of {self.as_of} ({self.as_of_source}).")
 
 
-def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None) -> BuildSummary:
+def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None,
+               base_url: str = "") -> BuildSummary:
     started = time.perf_counter()
+    base_url = check_base_url(base_url)  # a bad URL fails before any work
 
     def step(message: str) -> None:
         progress(f"[{time.perf_counter() - started:6.1f} s] {message}")
@@ -90,6 +94,9 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     for path in with_charts:
         outputs.replace(path, renderer.charts.fill(outputs[path]))
 
+    # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
+    for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
+        outputs.add(path, content, by=by)
     outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
     outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
     for path, text in page_schemas().items():
@@ -113,6 +120,13 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
         mirror_version=MIRROR_VERSION)
 
 
+def _base_url(value: str) -> str:
+    try:
+        return check_base_url(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 @click.command(name="build")
 @click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
               show_default=True, help="The data folder.")
@@ -121,12 +135,15 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Date staleness and access dates are measured against (default: SOURCE_DATE_EPOCH, else the "
                    "last commit touching the data).")
+@click.option("--base-url", "base_url", default="", metavar="URL", callback=lambda _c, _p, value: _base_url(value),
+              help="Where the site will be served (https://example.org/kernelindex): sitemap.xml and absolute feed "
+                   "links need it; without it pages stay relative and no sitemap is written.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-def command(data_dir: Path, out_dir: Path, as_of, quiet: bool) -> None:
+def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str) -> None:
     """Build the static site from data/ into site/."""
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
     try:
-        summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress)
+        summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url)
     except DataError as error:
         for problem in error.problems:
             click.echo(str(problem), err=True)

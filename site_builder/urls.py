@@ -97,38 +97,39 @@ def relative(target: str, page: str) -> str:
 
 
 # -- Finding things (issue 9): search, records ledger, GPUs, models, compare, feeds, badges ------
-SEARCH = "search/index.html"
+SEARCH = "search.html"
 SEARCH_INDEX = f"{API_ROOT}/search-index.json"
-SEARCH_INDEX_SCRIPT = "search/search-index.js"  # the same index as a script, so search works from file://
-RECORDS = "records/index.html"
+SEARCH_INDEX_SCRIPT = f"{STATIC}/search-index.js"  # the same index as a script, so search works from file://
+RECORDS = "records.html"
 RECORDS_FEED = "records/feed.xml"
 RUNS_FEED = "runs/feed.xml"
-GPUS = "gpus/index.html"
-MODELS = "models/index.html"
-COMPARE = "compare/index.html"
+GPUS = "gpus.html"
+MODELS = "models.html"
+COMPARE = "compare.html"
 SITEMAP = "sitemap.xml"
 ROBOTS = "robots.txt"
 LLMS = "llms.txt"
 
 
 def records(view: str = "current", facet: str | None = None, value: str | None = None, number: int = 1) -> str:
-    """records/ (current, all), records/history/, records/gpu/<slug>/, records/gpu/<slug>/history/page/2/ ..."""
+    """records.html (current, all), records/history.html, records/gpu/<slug>.html,
+    records/gpu/<slug>/history/page-2.html …"""
     parts = ["records"]
     if facet:
         parts += [facet, value or ""]
     if view != "current":
         parts.append(view)
     if number > 1:
-        parts += ["page", str(number)]
-    return "/".join(parts) + "/index.html"
+        parts.append(f"page-{number}")
+    return "/".join(parts) + ".html"
 
 
 def gpu(slug: str) -> str:
-    return f"gpus/{slug}/index.html"
+    return f"gpus/{slug}.html"
 
 
 def model(slug: str) -> str:
-    return f"models/{slug}/index.html"
+    return f"models/{slug}.html"
 
 
 def run_directory(shard: str) -> str:

@@ -10,6 +10,7 @@ from .catalog import (
     CatalogIndex, environment_pages, hardware_pages, implementation_pages, listing_pages, protocol_pages, source_pages,
 )
 from .common import ViewFactory
+from .discover import discover_pages
 from .kernel import kernel_pages
 from .run import group_pages, run_pages
 from .site import challenges_page, index_page, methodology_page
@@ -31,3 +32,4 @@ def site_pages(board: Leaderboard, methodology_markdown: str) -> Iterator[Page]:
     yield from listing_pages(factory, index)
     yield challenges_page(factory)
     yield methodology_page(factory, methodology_markdown)
+    yield from discover_pages(factory)  # search, records, GPUs, models, compare (issue 9)
