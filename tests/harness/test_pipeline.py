@@ -23,11 +23,14 @@ def test_cpu_pipeline_runs_every_kernel_and_writes_valid_files(tiny_data):
     assert result.exit_code == 0, result.output
     out = result.output
     assert "validation: " in out and "is valid" in out
-    assert "[ 1/12] cpu" in out and "kernelindex-triton" in out  # progress lines
+    import re
+
+    total = int(re.match(r"(\d+) measurements", out).group(1))  # depends on which passes each family has
+    assert f"[{1:>{len(str(total))}}/{total}] cpu" in out and "kernelindex-triton" in out  # progress lines
     assert "kernel" in out and "median" in out and "p20-p80" in out  # the summary table
     runs = sorted((tiny_data / "runs" / "kernelindex-harness").rglob("*.yaml"))
-    # rope: 2 impls x 3 passes; FNA: 2 x forward; M-RoPE: 2 x 2 cases + 2 suite means
-    assert len(runs) == 6 + 2 + 4 + 2
+    # one run per measurement, plus a suite-mean run per implementation of the two-case M-RoPE suite
+    assert len(runs) == total + 2 and total >= 6 + 2 + 4
     from site_builder.repository import load_catalog
 
     catalog = load_catalog(tiny_data)
