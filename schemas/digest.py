@@ -134,10 +134,13 @@ def _plain_json(value: Any) -> Any:
         for key, item in value.items():
             if type(key) is not str or not key.isascii():
                 raise _NotPlain
-            plain[key] = _plain_json(item)
+            # Strings and small integers, most of any document, are taken as they are without a call.
+            item_kind = type(item)
+            plain[key] = item if item_kind is str or (item_kind is int and -_MAX_SAFE_INTEGER < item < _MAX_SAFE_INTEGER) \
+                else _plain_json(item)
         return plain
     if kind is list or kind is tuple:
-        return [_plain_json(item) for item in value]
+        return [item if type(item) is str else _plain_json(item) for item in value]
     raise _NotPlain
 
 

@@ -108,14 +108,23 @@ class Catalog:
         return self.of("Source")
 
 
-def _normalise(value: Any, path: tuple[str, ...] = ()) -> Any:
+def _normalise(value: Any, parent: str | None = None, key: str | None = None) -> Any:
+    """Set-like lists (found by their last two keys) sorted and de-duplicated.
+
+    Works in place: ``value`` is a fresh ``model_dump`` nobody else holds. Only containers are
+    visited (a run's spec has hundreds of scalars and no set-like list)."""
     if isinstance(value, dict):
-        return {key: _normalise(item, path + (key,)) for key, item in value.items()}
+        for name, item in value.items():
+            if isinstance(item, (dict, list)):
+                value[name] = _normalise(item, key, name)
+        return value
     if isinstance(value, list):
-        items = [_normalise(item, path) for item in value]
-        if path[-2:] in SET_LIKE:
-            return sorted(set(items))
-        return items
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list)):
+                value[index] = _normalise(item, parent, key)
+        if (parent, key) in SET_LIKE:
+            return sorted(set(value))
+        return value
     return value
 
 
