@@ -7,6 +7,7 @@ references, duplicates) happen in ``link``. Every problem in every file is colle
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +60,44 @@ def display_path(path: Path) -> str:
 
 
 def iter_data_files(data_dir: Path) -> Iterator[Path]:
-    """Data files in a stable order (sorted paths), so every run of the builder sees the same order."""
-    paths = [p for p in data_dir.rglob("*") if p.is_file() and p.suffix in DATA_SUFFIXES]
+    """Data files in a stable order (sorted paths), so every run of the builder sees the same order.
+
+    The files ``data_dir.rglob("*")`` finds (symlinked folders are not entered, unreadable ones
+    skipped) that are files with a data suffix, found with ``os.scandir``: its entries know
+    whether they are folders without a ``stat`` each, which matters at 100,000 files.
+    """
+    paths: list[Path] = []
+    folders = [str(data_dir)] if data_dir.is_dir() else []
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                found = list(entries)
+        except PermissionError:
+            continue
+        for entry in found:
+            try:
+                if entry.is_dir() and not entry.is_symlink():
+                    folders.append(entry.path)
+                    continue
+            except OSError:
+                pass
+            if _suffix(entry.name) in DATA_SUFFIXES and _is_file(entry):
+                paths.append(Path(entry.path))
     yield from sorted(paths)
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()  # follows a symlink, as Path.is_file does
+    except OSError:
+        return False
+
+
+def _suffix(name: str) -> str:
+    """``Path(name).suffix``: '.yaml' for 'a.yaml', nothing for '.yaml' or 'a.'."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def _pydantic_message(error: dict[str, Any]) -> str:
