@@ -12,6 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from site_builder import urls
+
 # Attributes that load something into the page (must be local) and those that merely link.
 LOADING = {("script", "src"), ("link", "href"), ("img", "src"), ("source", "src"), ("iframe", "src"),
            ("video", "src"), ("audio", "src"), ("embed", "src"), ("object", "data")}
@@ -82,16 +84,12 @@ def html_pages(site: Path) -> list[str]:
     return sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
 
 
-def page_kind(path: str) -> str:
-    """The kind of page a path is, for sampling one or a few of each kind."""
+def page_kind(path: str) -> tuple[str, int]:
+    """The kind of page a path is, for sampling a few of each: its first folder and its depth
+    (``runs/x.html`` and ``kernels/x.html`` differ; ``kernels/x/y.html``, a workload, differs again;
+    each page at the root is a kind of its own)."""
     parts = path.split("/")
-    if len(parts) == 1:
-        return parts[0]
-    if parts[0] == "kernels" and "workloads" in parts:
-        return "kernels/workloads"
-    if len(parts) == 2:
-        return f"{parts[0]}/index"  # a listing page
-    return parts[0]
+    return (path if len(parts) == 1 else parts[0]), len(parts)
 
 
 def sample(site: Path, per_kind: int, always: tuple[str, ...] = ()) -> list[str]:
@@ -106,12 +104,12 @@ def sample(site: Path, per_kind: int, always: tuple[str, ...] = ()) -> list[str]
 
 
 # The seeds' kernel: its page is the one the screenshots and the selector test prefer.
-KERNEL = "kernels/llama4-rope/index.html"
+KERNEL = urls.kernel("llama4-rope")
 
 
 def chart_page(site: Path) -> str:
     """A kernel page with charts: the seed's kernel when it has them, else the first that does."""
-    candidates = [KERNEL] + sorted(str(p.relative_to(site)) for p in (site / "kernels").rglob("index.html"))
+    candidates = [KERNEL] + sorted(str(p.relative_to(site)) for p in (site / "kernels").rglob("*.html"))
     for path in candidates:
         if (site / path).is_file() and "data-chart" in (site / path).read_text(encoding="utf-8"):
             return path

@@ -9,6 +9,8 @@ from urllib.parse import urljoin
 
 import pytest
 
+from site_builder import urls
+
 from .conftest import ARTIFACTS, Browsing
 from .sitemap import KERNEL, chart_page, sample
 
@@ -22,7 +24,7 @@ PER_KIND = 2
 def kernel_page(site: Path) -> str:
     if (site / KERNEL).is_file():
         return KERNEL
-    return sorted(str(p.relative_to(site)) for p in (site / "kernels").glob("*/index.html"))[0]
+    return sorted(str(p.relative_to(site)) for p in (site / "kernels").glob("*.html"))[0]
 
 
 def leader_run(site: Path, kernel: str) -> str:
@@ -31,7 +33,7 @@ def leader_run(site: Path, kernel: str) -> str:
 
     page = BeautifulSoup((site / kernel).read_text(encoding="utf-8"), "html.parser")
     row = page.select_one('table.ranking tr.ranked[data-rank="1"]')
-    return f"runs/{row['data-run']}/index.html"
+    return urls.run(row["data-run"])
 
 
 def wait_for_charts(page) -> int:
@@ -66,13 +68,13 @@ def test_pages_work_from_file_urls(browsing, bundled_site):
     session = browsing(None)
     kernel = kernel_page(bundled_site)
     root = bundled_site.resolve().as_uri() + "/"
-    for path in ("index.html", kernel, chart_page(bundled_site), leader_run(bundled_site, kernel), "challenges/index.html",
-                 "404.html"):
+    for path in (urls.INDEX, kernel, chart_page(bundled_site), leader_run(bundled_site, kernel), urls.CHALLENGES,
+                 urls.NOT_FOUND):
         page, _ = session.open(root + path)
         assert page.title(), path
         wait_for_charts(page)
     # Following a link from disk lands on the page, not on a folder listing.
-    page, _ = session.open(root + "index.html")
+    page, _ = session.open(root + urls.INDEX)
     page.locator(f'a[href$="{kernel}"]').first.click()
     page.wait_for_load_state()
     assert page.url == root + kernel
@@ -126,7 +128,7 @@ def test_screenshots(browsing, bundled_site, bundled_url):
     ARTIFACTS.mkdir(exist_ok=True)
     session = browsing(bundled_url)
     kernel = kernel_page(bundled_site)
-    for name, path in (("index", "index.html"), ("kernel", kernel), ("run", leader_run(bundled_site, kernel))):
+    for name, path in (("index", urls.INDEX), ("kernel", kernel), ("run", leader_run(bundled_site, kernel))):
         page, _ = session.open(bundled_url + path)
         wait_for_charts(page)
         target = ARTIFACTS / f"{name}.png"

@@ -14,6 +14,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from site_builder import urls
+
 from .sitemap import html_pages, is_external, read_page, resolve
 
 
@@ -57,7 +59,7 @@ def test_links_are_relative(pages):
 
 
 def test_every_page_is_reachable_from_the_home_page(pages):
-    seen, queue = {"index.html"}, ["index.html"]
+    seen, queue = {urls.INDEX}, [urls.INDEX]
     while queue:
         path = queue.pop()
         for url in pages[path].links:
@@ -67,12 +69,22 @@ def test_every_page_is_reachable_from_the_home_page(pages):
             if target in pages and target not in seen:
                 seen.add(target)
                 queue.append(target)
-    orphans = sorted(set(pages) - seen - {"404.html"})
+    orphans = sorted(set(pages) - seen - {urls.NOT_FOUND})
     assert not orphans, f"{len(orphans)} pages no link reaches, e.g. {orphans[:10]}"
 
 
+def test_every_json_file_parses(bundled_site: Path):
+    broken = []
+    for path in bundled_site.rglob("*.json"):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            broken.append(f"{path.relative_to(bundled_site)}: {error}")
+    assert not broken, "\n".join(broken[:10])
+
+
 def test_every_mirror_validates_against_the_schema_it_names(bundled_site: Path, pages):
-    index = json.loads((bundled_site / "api/v1/index.json").read_text(encoding="utf-8"))
+    index = json.loads((bundled_site / urls.API_INDEX).read_text(encoding="utf-8"))
     validators = {}
 
     def validator(schema_path: str):
@@ -82,22 +94,26 @@ def test_every_mirror_validates_against_the_schema_it_names(bundled_site: Path, 
             validators[schema_path] = jsonschema.Draft202012Validator(schema)
         return validators[schema_path]
 
-    errors = list(validator("api/v1/schemas/index-document.schema.json").iter_errors(index))
+    errors = list(validator(urls.schema("index-document")).iter_errors(index))
     assert not errors, errors[0].message
-    listed = {entry["mirror"] for entry in index["documents"]}
-    on_disk = {path for path in (str(p.relative_to(bundled_site)) for p in (bundled_site / "api/v1").rglob("*.json"))
-               if path != "api/v1/index.json" and not path.startswith("api/v1/schemas/")}
-    assert listed == on_disk, f"listed but missing: {sorted(listed - on_disk)[:5]}; not listed: {sorted(on_disk - listed)[:5]}"
+    # Each document once; every page but the 404 has its mirror among them.
+    listed = [entry["mirror"] for entry in index["documents"]]
+    assert len(listed) == len(set(listed))
+    unmirrored = set(pages) - {entry["html"] for entry in index["documents"]} - {urls.NOT_FOUND}
+    assert not unmirrored, f"{len(unmirrored)} pages without a mirror, e.g. {sorted(unmirrored)[:5]}"
     bad = []
     for entry in index["documents"]:
         document = json.loads((bundled_site / entry["mirror"]).read_text(encoding="utf-8"))
-        # The mirror names its schema and its page; both exist, and the page names the mirror back.
-        schema_path = document["schemaUrl"]
-        assert schema_path == index["schemas"][entry["kind"]]
+        schema_path = index["schemas"][entry["kind"]]
+        # A page mirror also names its schema and its page itself (data documents such as the
+        # search index do not), and the page names its mirror back.
+        if "schemaUrl" in document:
+            assert document["schemaUrl"] == schema_path, entry["mirror"]
         for error in validator(schema_path).iter_errors(document):
             bad.append(f"{entry['mirror']}: {error.message[:200]} at {list(error.path)}")
             break
-        assert document["html"] == entry["html"] and document["mirror"] == entry["mirror"]
-        alternates = [resolve(entry["html"], url)[0] for url in pages[entry["html"]].alternates]
-        assert alternates == [entry["mirror"]], f"{entry['html']} links to {alternates}, not its mirror"
+        if "html" in document:
+            assert document["html"] == entry["html"] and document["mirror"] == entry["mirror"], entry["mirror"]
+            alternates = [resolve(entry["html"], url)[0] for url in pages[entry["html"]].alternates]
+            assert alternates == [entry["mirror"]], f"{entry['html']} links to {alternates}, not its mirror"
     assert not bad, f"{len(bad)} mirrors do not validate, e.g.\n" + "\n".join(bad[:10])

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from site_builder import urls
+
 from .hostile_site import FLOOR_RUN, XSS, built_hostile_site
 
 # Every <script> the site may have: its own static files, and inline JSON chart specs.
@@ -25,10 +27,28 @@ def pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
 
 
+# One page of every kind the hostile data reaches (each kind is its own template).
+PAGES = {
+    "kernel": urls.kernel("llama4-rope"),
+    "workload": urls.workload("llama4-rope", "llama4-rope-s4096", "llama4-rope-s2048"),
+    "run": urls.run("liger-rope-s2048-older"),
+    "implementation": urls.implementation("liger-llama4-rope"),
+    "hardware": urls.hardware("nvidia-h100-sxm"),
+    "environment": urls.environment("liger-bench-h100"),
+    "protocol": urls.protocol("liger-bench-forward"),
+    "source": urls.source("liger-kernel-bench"),
+    "index": urls.INDEX,
+}
+
+
+def soup(site: Path, path: str) -> BeautifulSoup:
+    return BeautifulSoup((site / path).read_text(encoding="utf-8"), "html.parser")
+
+
 def test_every_page_type_was_built(site):
-    built = {p.relative_to(site).parts[0] for p in pages(site)}
-    assert {"index.html", "kernels", "runs", "groups", "implementations", "hardware", "environments",
-            "protocols", "sources", "challenges", "methodology", "404.html"} <= built
+    for path in list(PAGES.values()) + [urls.CHALLENGES, urls.METHODOLOGY, urls.NOT_FOUND]:
+        assert (site / path).is_file(), path
+    assert any(p.match("groups/*") for p in (q.relative_to(site) for q in pages(site)))
 
 
 def test_no_script_but_our_own(site):
@@ -42,8 +62,10 @@ def test_no_script_but_our_own(site):
                 assert script.get("type") == "application/json" and "chart-spec" in script.get("class", []), f"{page}: {script}"
                 spec = json.loads(script.string)  # still one JSON document: "</script>" did not close it
                 assert isinstance(spec, dict)
-        for tag in soup.find_all(["iframe", "object", "embed", "form", "base", "meta"]):
-            assert tag.name == "meta" and "http-equiv" not in tag.attrs, f"{page}: {tag}"
+        assert not soup.find_all(["iframe", "object", "embed", "base", "frame"]), page
+        assert not soup.find_all("meta", attrs={"http-equiv": True}), page
+        for form in soup.find_all("form"):  # the site's own filters: they submit nowhere else
+            assert not form.get("action") or not re.match(r"^\s*[a-z]+:", form["action"], re.I), f"{page}: {form}"
 
 
 def test_no_event_handlers_or_script_urls(site):
@@ -59,15 +81,12 @@ def test_no_event_handlers_or_script_urls(site):
 
 def test_the_hostile_text_is_shown_as_text(site):
     # Escaped, not dropped: a reader sees exactly what the contributor wrote.
-    shown = [p for p in pages(site) if XSS in BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser").get_text()]
-    for kind in ("kernels", "runs", "implementations", "hardware", "environments", "protocols", "sources", "groups"):
-        assert any(p.relative_to(site).parts[0] == kind for p in shown), f"no {kind} page shows the text"
-    index = BeautifulSoup((site / "index.html").read_text(encoding="utf-8"), "html.parser")
-    assert XSS in index.get_text()
+    for kind, path in PAGES.items():
+        assert XSS in soup(site, path).get_text(), f"the {kind} page does not show the text"
 
 
 def test_markdown_links_to_scripts_stay_text(site):
-    page = BeautifulSoup((site / "kernels/llama4-rope/index.html").read_text(encoding="utf-8"), "html.parser")
+    page = soup(site, PAGES["kernel"])
     assert "[click me](javascript:alert(1))" in page.get_text()
     assert page.find("strong", string="Markdown") is not None  # the safe part of the Markdown did render
 
@@ -75,7 +94,8 @@ def test_markdown_links_to_scripts_stay_text(site):
 def test_title_element_is_not_broken_out_of(site):
     for page in pages(site):
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        assert len(soup.find_all("title")) == 1, page
+        # One <title> in <head> (charts' SVG may carry their own <title> elements for tooltips).
+        assert len(soup.head.find_all("title")) == 1, page
 
 
 def test_mirrors_keep_the_text_verbatim(site):
@@ -89,26 +109,23 @@ def test_mirrors_keep_the_text_verbatim(site):
         elif isinstance(value, str):
             yield value
 
-    mirror = json.loads((site / "api/v1/kernels/llama4-rope/index.json").read_text(encoding="utf-8"))
+    mirror = json.loads((site / urls.mirror(PAGES["kernel"])).read_text(encoding="utf-8"))
     assert any(XSS in text for text in strings(mirror))
 
 
 def test_svg_charts_escape_series_names(site):
-    page = (site / "kernels/llama4-rope/index.html").read_text(encoding="utf-8")
-    soup = BeautifulSoup(page, "html.parser")
-    svgs = soup.select("figure.chart svg")
+    svgs = soup(site, PAGES["kernel"]).select("figure.chart svg")
     assert svgs, "the kernel page has charts"
     for svg in svgs:
         assert svg.find("script") is None and svg.find("foreignobject") is None
 
 
 def test_below_the_floor_is_flagged_not_ranked(site):
-    workload = BeautifulSoup((site / "kernels/llama4-rope/workloads/llama4-rope-s4096/index.html").read_text(encoding="utf-8"),
-                             "html.parser")
+    workload = soup(site, PAGES["workload"])
     ranked = [row["data-run"] for row in workload.select("table.ranking tr.ranked")]
     assert ranked and FLOOR_RUN not in ranked
-    run = BeautifulSoup((site / f"runs/{FLOOR_RUN}/index.html").read_text(encoding="utf-8"), "html.parser")
+    run = soup(site, urls.run(FLOOR_RUN))
     text = re.sub(r"\s+", " ", run.get_text(" "))
     assert "Implausible" in text and "faster than the truthful floor" in text and "never ranked" in text
-    mirror = json.loads((site / f"api/v1/runs/{FLOOR_RUN}/index.json").read_text(encoding="utf-8"))
+    mirror = json.loads((site / urls.mirror(urls.run(FLOOR_RUN))).read_text(encoding="utf-8"))
     assert "BELOW_PHYSICAL_FLOOR" in json.dumps(mirror)
