@@ -20,6 +20,8 @@ from site_builder.derive.staleness import is_stale
 values = st.one_of(st.sampled_from([81_300, 81_300.0, 100_000, 206_500, 5_050]),
                    st.integers(min_value=1, max_value=60_000_000_000),
                    st.floats(min_value=0.5, max_value=6e10, allow_nan=False))
+# Latencies mostly; a ranked memory figure (MiB) now and then: ranking is by value whatever the unit.
+metrics = st.sampled_from(["latency:median:ns"] * 4 + ["memory:median:MiB"])
 moments = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2030, 1, 1)).map(
     lambda d: d.replace(tzinfo=timezone.utc))
 
@@ -31,7 +33,7 @@ def run(draw, index: int, digest: int | None = None) -> RunFacts:
     return RunFacts(
         name=f"run-{index}", digest=f"sha256:{digest:064x}", operation="op", workload="w",
         implementation=f"impl-{draw(st.integers(0, 4))}", protocol="p", environment="e", cohort="c",
-        status="passed", value_ns=draw(values), statistic="median", observed_at=draw(moments),
+        status="passed", value=draw(values), metric=draw(metrics), observed_at=draw(moments),
         baseline=draw(st.booleans()), evidence=draw(st.sampled_from(EVIDENCE_LEVELS)),
     )
 
@@ -45,9 +47,9 @@ def cohort(draw) -> list[RunFacts]:
 @given(cohort())
 def test_rank_one_holds_the_minimum(runs):
     rows = rank_runs(runs)
-    smallest = min(r.value_ns for r in runs)
-    assert rows[0].rank == 1 and rows[0].value_ns == smallest
-    assert all(row.value_ns == smallest for row in rows if row.rank == 1)
+    smallest = min(r.value for r in runs)
+    assert rows[0].rank == 1 and rows[0].value == smallest
+    assert all(row.value == smallest for row in rows if row.rank == 1)
     assert len(rows) == len(runs)
 
 
@@ -66,8 +68,8 @@ def test_ranks_are_dense_and_shared_by_equal_values(runs):
     assert set(ranks) == set(range(1, max(ranks) + 1))
     for a in rows:
         for b in rows:
-            assert (a.rank == b.rank) == (a.value_ns == b.value_ns)
-            assert (a.rank < b.rank) == (a.value_ns < b.value_ns)
+            assert (a.rank == b.rank) == (a.value == b.value)
+            assert (a.rank < b.rank) == (a.value < b.value)
 
 
 @given(cohort(), st.integers(min_value=0, max_value=2**32 - 1))
@@ -80,25 +82,25 @@ def test_order_never_depends_on_input_order(runs, seed):
 @given(cohort())
 def test_baseline_ratio(runs):
     rows = rank_runs(runs)
-    baselines = [r.value_ns for r in runs if r.baseline]
+    baselines = [r.value for r in runs if r.baseline]
     for row in rows:
         if row.run.baseline or not baselines:
             assert row.vs_baseline is None
         else:
-            assert row.vs_baseline == min(baselines) / row.value_ns
+            assert row.vs_baseline == min(baselines) / row.value
     headline = leader_vs_baseline(rows)
     if rows[0].run.baseline or not baselines:
         assert headline is None  # suppressed when the leader is the baseline
     else:
-        assert headline == min(baselines) / rows[0].value_ns >= 1
+        assert headline == min(baselines) / rows[0].value >= 1
 
 
 @given(cohort())
 def test_record_history_only_goes_down_and_ends_at_the_leader(runs):
     events = record_history(runs)
-    values = [event.run.value_ns for event in events]
+    values = [event.run.value for event in events]
     assert all(later < earlier for earlier, later in zip(values, values[1:]))
-    assert values[-1] == min(r.value_ns for r in runs)
+    assert values[-1] == min(r.value for r in runs)
     times = [event.run.observed_at for event in events]
     assert times == sorted(times)
 
@@ -120,5 +122,8 @@ def test_stale_after_180_days(observed):
 
 @given(run(0), st.floats(min_value=1, max_value=1e9, allow_nan=False))
 def test_below_the_floor_is_never_eligible(facts, floor):
+    # The floor is a time: it flags latencies below it, and never a figure in another unit.
     reasons = eligibility_reasons(facts, superseded=False, floor_ns=floor)
-    assert (BELOW_PHYSICAL_FLOOR in reasons) == (facts.value_ns < floor)
+    is_latency = facts.metric.endswith(":ns")
+    assert (BELOW_PHYSICAL_FLOOR in reasons) == (is_latency and facts.value < floor)
+    assert reasons == () or reasons == (BELOW_PHYSICAL_FLOOR,)
