@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from site_builder import build, write
+from site_builder import build, urls, write
 from site_builder.cli import main
 
 BASE = Path(__file__).parent / "hostile" / "base"
@@ -126,7 +126,7 @@ def test_a_successful_build_replaces_the_site_and_prunes_orphans(workdir):
     (workdir / "site" / "orphan.html").write_text("from an older build", encoding="utf-8")
     build.build_site(workdir / "data", workdir / "site", as_of=AS_OF)
     assert not (workdir / "site" / "orphan.html").exists()
-    assert (workdir / "site" / "index.html").is_file()
+    assert (workdir / "site" / urls.INDEX).is_file()
     assert {p.name for p in workdir.iterdir()} <= {"data", "site", ".cache"}
 
 
