@@ -8,7 +8,7 @@ from functools import cached_property
 
 from .. import urls
 from ..derive.leaderboard import Cohort
-from ..derive.model import EVIDENCE_LEVELS
+from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
     RECENT_BREAKS, LedgerEntry, by_evidence, by_gpu, by_source, pages,
 )
@@ -16,7 +16,7 @@ from ..discover.state import Discovery, discovery
 from ..discover.views import (
     CompareFieldHelp, ComparePage, FacetHelp, FamilyCoverage, FamilyEntry, FilterLink, GpuEntry, GpuPage, GpuSummary,
     GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
-    RecordsPage, SearchPage,
+    RecordRun, RecordsPage, SearchPage,
 )
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
@@ -48,6 +48,8 @@ class DiscoverContext:
         self.board = factory.board
         self.catalog = factory.catalog
         self.found: Discovery = discovery(self.board)
+        self._record_runs: dict[str, RecordRun] = {}
+        self._record_rows: dict[tuple[str, str], RecordRow] = {}
 
     def page(self, kind: str, title: str, html: str) -> dict:
         return self.factory.page_fields(kind, title, html)
@@ -81,15 +83,32 @@ class DiscoverContext:
         return GpuEntry(slug=slug, label=key.label, url=urls.gpu(slug), eligible_runs=sum(len(c.rows) for c in cohorts),
                         records=len(cohorts), priority=self.priority(slug))
 
+    def record_run(self, run: RunFacts) -> RecordRun:
+        found = self._record_runs.get(run.name)
+        if found is None:
+            implementation = self.factory.implementation(run.implementation)
+            # model_construct: the ledger repeats tens of thousands of rows built from checked facts.
+            found = self._record_runs[run.name] = RecordRun.model_construct(
+                run=run.name, url=urls.run(run.name), value=run.value, unit=run.unit, statistic=run.statistic,
+                implementation=Link(title=implementation.title, url=implementation.url), baseline=implementation.baseline,
+                evidence=run.evidence, source=implementation.source_url is not None, license=implementation.license,
+                observed_at=run.observed_at)
+        return found
+
     def record_row(self, entry: LedgerEntry) -> RecordRow:
-        cohort = self.board.cohorts[entry.group.key]
-        factory = self.factory
-        return RecordRow(
-            operation=factory.operation_link(cohort.operation), workload=factory.workload_link(cohort.workload),
-            cohort=factory.cohort_link(cohort), gpu=entry.group.gpu,
-            gpu_label=self.found.gpu_by_slug[entry.group.gpu].label, row=factory.row(entry.run),
-            previous=factory.row(entry.previous) if entry.previous else None, improvement=entry.improvement,
-            set_at=entry.set_at, current=entry.current, group_size=len(cohort.rows))
+        """One row per ledger entry, built once: a row appears on several filtered pages."""
+        key = (entry.group.key, entry.run.name)
+        found = self._record_rows.get(key)
+        if found is None:
+            cohort = self.board.cohorts[entry.group.key]
+            factory = self.factory
+            found = self._record_rows[key] = RecordRow.model_construct(
+                operation=factory.operation_link(cohort.operation), workload=factory.workload_link(cohort.workload),
+                cohort=factory.cohort_link(cohort), gpu=entry.group.gpu,
+                gpu_label=self.found.gpu_by_slug[entry.group.gpu].label, row=self.record_run(entry.run),
+                previous=self.record_run(entry.previous) if entry.previous else None, improvement=entry.improvement,
+                set_at=entry.set_at, current=entry.current, group_size=len(cohort.rows))
+        return found
 
     def has_source(self, implementation: str) -> bool:
         return self.board.implementations[implementation].source_url is not None
@@ -184,7 +203,10 @@ def _filters(context: DiscoverContext) -> list[tuple[FilterLink, Callable[[Ledge
     filters = []
     for facet, value, title, predicate in found:
         count = len(current) if predicate is None else sum(1 for entry in current if predicate(entry))
-        url = urls.records("current", facet if facet != "all" else None, value) if count or facet == "all" else None
+        # A page per GPU and per evidence level above "reported" (small sets); a filter that keeps
+        # most records (source available, as a rule) would copy the ledger: records.js filters it.
+        static = facet == "all" or (count and (facet != "source" or count <= len(current) // 2))
+        url = urls.records("current", facet if facet != "all" else None, value) if static else None
         filters.append((FilterLink(facet=facet, value=value, title=title, url=url, count=count, selected=False), predicate))
     return filters
 

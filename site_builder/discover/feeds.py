@@ -23,10 +23,13 @@ def tag_uri(*parts: str) -> str:
     return TAG_AUTHORITY + ":".join(parts)
 
 
+def _utc(moment: datetime) -> datetime:
+    """A moment in UTC; a naive one is taken to be UTC already."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
 def rfc3339(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,7 @@ def atom_feed(*, feed_path: str, feed_id: str, title: str, subtitle: str, as_of:
     """The feed document. ``feed_path`` and ``alternate`` are site-root paths ("records/feed.xml")."""
     updated = datetime.combine(as_of, time(), tzinfo=timezone.utc)
     if entries:
-        updated = max(updated, max(entry.updated for entry in entries))
+        updated = max(updated, max(_utc(entry.updated) for entry in entries))
     feed = ET.Element("feed", {"xmlns": ATOM})
     if base_url:
         feed.set("{http://www.w3.org/XML/1998/namespace}base", base_url + "/")

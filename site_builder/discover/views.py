@@ -66,16 +66,32 @@ class SearchPage(Page):
 # Records ledger
 
 
+class RecordRun(View):
+    """A run as the ledger lists it (the run's own mirror has the rest)."""
+
+    run: str
+    url: str
+    value: float
+    unit: str | None
+    statistic: str | None
+    implementation: Link
+    baseline: bool
+    evidence: Literal["reported", "reproducible", "verified", "replicated"]
+    source: bool = Field(description="the implementation publishes its source")
+    license: str | None
+    observed_at: datetime
+
+
 class RecordRow(View):
     """A record: the current holder of a group (view "current") or one record break ("history")."""
 
     operation: Link
     workload: Link
     cohort: Link
-    gpu: str = Field(description="the GPU's slug (gpus/<slug>/)")
+    gpu: str = Field(description="the GPU's slug (gpus/<slug>.html)")
     gpu_label: str
-    row: RowView = Field(description="the holder (current) or the run that set the record (history)")
-    previous: RowView | None = Field(description="the record it broke")
+    row: RecordRun = Field(description="the holder (current) or the run that set the record (history)")
+    previous: RecordRun | None = Field(description="the record it broke")
     improvement: float | None = Field(description="fraction of the previous record's time saved")
     set_at: datetime = Field(description="when the record was set (the observation of the run that set it)")
     current: bool = Field(description="whether it is still the group's record")
@@ -86,7 +102,7 @@ class FilterLink(View):
     facet: Literal["all", "gpu", "evidence", "source"]
     value: str | None
     title: str
-    url: str | None = Field(description="null when no record passes this filter (no page)")
+    url: str | None = Field(description="null when there is no static page (no record passes, or most do: filter in the page)")
     count: int
     selected: bool
 

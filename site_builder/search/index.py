@@ -131,6 +131,7 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
     lanes: dict[tuple, int] = {}
     lane_table = []
     cohort_table = []
+    labels: dict[str, int] = {}  # what labels add to their GPU's, each once ("backward", "full · memory")
     for cohort in cohorts:
         gpu = found.gpu_of(cohort)
         lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric)
@@ -144,7 +145,8 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
             usable = board.usability(row.run).usable
             rows += [impl_index[row.run.implementation], _number(row.value),
                      EVIDENCE_LEVELS.index(row.run.evidence) + (ROW_USABLE if usable else 0)]
-        cohort_table.append([wl_index[cohort.workload], lanes[lane], _label_suffix(cohort.label, cohort.gpu.label),
+        suffix = _label_suffix(cohort.label, cohort.gpu.label)
+        cohort_table.append([wl_index[cohort.workload], lanes[lane], labels.setdefault(suffix, len(labels)),
                              urls.group_id(cohort.key), rows])
 
     return {
@@ -163,6 +165,7 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
         "im": impl_table,
         "wl": wl_table,
         "ln": lane_table,
+        "lb": list(labels),
         "co": cohort_table,
     }
 
@@ -188,7 +191,7 @@ def _label_suffix(label: str, gpu_label: str) -> str:
 
 def cohort_label(index: dict[str, Any], cohort: list) -> str:
     """The group's full label, as the pages print it."""
-    suffix = cohort[2]
+    suffix = index["lb"][cohort[2]]
     if suffix.startswith("!"):
         return suffix[1:]
     gpu_label = index["gpu"][index["ln"][cohort[1]][1]][1]

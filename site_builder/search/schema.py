@@ -30,7 +30,8 @@ SEARCH_INDEX_SCHEMA: dict[str, Any] = {
         "site_builder/search (Python), which implement one documented algorithm."),
     "type": "object",
     "additionalProperties": False,
-    "required": ["v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "wl", "ln", "co"],
+    "required": ["v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "wl", "ln", "lb",
+                 "co"],
     "properties": {
         "v": {"const": 1, "description": "layout version"},
         "asOf": {"type": "string", "format": "date"},
@@ -67,12 +68,12 @@ SEARCH_INDEX_SCHEMA: dict[str, Any] = {
             "[operation, gpu, pass, metric]",
             {**_INT, "description": "position in op"}, {**_INT, "description": "position in gpu"},
             {**_INDEX, "description": "position in pas"}, {**_INT, "description": "position in met"})},
+        "lb": _strings("what group labels add to their GPU's label ('' for none; the full label after '!' when it "
+                       "does not start with the GPU's)"),
         "co": {"type": "array", "description": "ranked comparison groups, in answer order", "items": _tuple(
             "[workload, lane, label, group id, rows]",
             {**_INT, "description": "position in wl"}, {**_INT, "description": "position in ln"},
-            {"type": "string", "description": (
-                "what the label adds to the GPU's label ('' for none; the full label after '!' when it does "
-                "not start with it)")},
+            {**_INT, "description": "position in lb"},
             {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "groups/<id>/ is its page"},
             {"type": "array", "items": {"type": "number"}, "description": (
                 "ranked rows in display order, flattened as implementation, value, flags; ranks are dense over "

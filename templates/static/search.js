@@ -255,7 +255,7 @@
   // Reading the index for display
 
   function cohortLabel(index, cohort) {
-    var suffix = cohort[2];
+    var suffix = index.lb[cohort[2]];
     if (suffix.charAt(0) === "!") return suffix.slice(1);
     var gpuLabel = index.gpu[index.ln[cohort[1]][1]][1];
     return suffix ? gpuLabel + " · " + suffix : gpuLabel;

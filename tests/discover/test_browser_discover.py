@@ -1,0 +1,93 @@
+"""The finding pages in headless Chromium (the browser suite's fixtures: tests/browser/conftest.py).
+
+search.js in the browser answers as Python does; the search page answers from http:// and from
+file:// (its index then loads as a script); compare.js fetches and aligns run mirrors over HTTP and
+says why it cannot from file://; the ledger filters in place.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+import pytest
+
+from site_builder import urls
+from site_builder.search.match import search
+from site_builder.search.query import vocabulary
+from tests.browser.conftest import UNAVAILABLE, browser, browsing, bundled_site, bundled_url  # noqa: F401 (fixtures)
+
+from .test_search_js import FIXED, random_queries
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(UNAVAILABLE is not None, reason=f"BROWSER TESTS SKIPPED: {UNAVAILABLE}")]
+
+
+def _index(site) -> dict:
+    return json.loads((site / urls.SEARCH_INDEX).read_text(encoding="utf-8"))
+
+
+def test_search_js_in_chromium_answers_as_python(browsing, bundled_site, bundled_url):  # noqa: F811
+    session = browsing(bundled_url)
+    page, _ = session.open(bundled_url + urls.SEARCH)
+    index = _index(bundled_site)
+    queries = FIXED + random_queries(index, 150, seed=11)
+    got = page.evaluate("([index, queries]) => { const vocab = KernelIndexSearch.vocabulary(index);"
+                        " return queries.map(q => KernelIndexSearch.search(index, q, vocab)); }", [index, queries])
+    vocab = vocabulary(index)
+    expected = [search(index, q, vocab) for q in queries]
+    differing = [q for q, a, b in zip(queries, got, expected) if a != b]
+    assert not differing, differing[:5]
+
+
+def test_search_page_answers_and_brackets(browsing, bundled_site, bundled_url):  # noqa: F811
+    session = browsing(bundled_url)
+    page, _ = session.open(bundled_url + urls.SEARCH + "?q=" + quote("llama4-rope h100 bf16 seq=3000 hidden=8192"))
+    page.wait_for_selector("table.brackets tbody tr")
+    first = page.locator("table.brackets tbody tr").first.inner_text()
+    assert "2048" in first and "4096" in first
+    page.fill("#search-q", "rope h100 bf16 seq=4096")
+    page.click("#search-form button[type=submit]")
+    page.wait_for_selector("table.search-results tbody tr")
+    assert page.locator("#exact-title").inner_text().startswith("Exact matches (")
+    assert "seq=4096" in page.url.replace("%3D", "=")
+    href = page.locator("table.search-results tbody tr a").nth(1).get_attribute("href")
+    assert (bundled_site / href).is_file()
+
+
+def test_search_from_disk_loads_the_index_as_a_script(browsing, bundled_site):  # noqa: F811
+    session = browsing(None)
+    root = bundled_site.resolve().as_uri() + "/"
+    page, _ = session.open(root + urls.SEARCH + "?q=" + quote("llama4-rope h100 seq=3000"))
+    page.wait_for_selector("table.brackets tbody tr")
+    assert "Search index loaded" in page.inner_text("#search-status")
+
+
+def test_compare_over_http_and_from_disk(browsing, bundled_site, bundled_url):  # noqa: F811
+    session = browsing(bundled_url)
+    mirror = json.loads((bundled_site / urls.mirror(urls.COMPARE)).read_text(encoding="utf-8"))
+    page, _ = session.open(bundled_url + mirror["example"])
+    page.wait_for_selector("#compare-verdict")
+    assert page.inner_text("#compare-verdict").startswith("Comparable")
+    assert page.locator("ol.compare-ranking li").count() == 2
+    assert page.locator("table.compare tr[data-field]").count() == len(mirror["fields"])
+    shard = sorted((bundled_site / urls.run_directory("00")).parent.glob("*.json"))[0]
+    known = json.loads(shard.read_text(encoding="utf-8"))["runs"]
+    missing = next(f"{shard.stem}{n:010x}" for n in range(1000) if f"{shard.stem}{n:010x}" not in known)
+    page, _ = session.open(bundled_url + urls.compare([missing, next(iter(known))]))  # no 404: the shard says no
+    page.wait_for_function("document.getElementById('compare-status').textContent.startsWith('Could not compare')")
+    assert "no run has digest" in page.inner_text("#compare-status")
+    disk = browsing(None)
+    page, _ = disk.open(bundled_site.resolve().as_uri() + "/" + mirror["example"])
+    assert "file://" in page.inner_text("#compare-status")
+
+
+def test_records_filter_in_place(browsing, bundled_site, bundled_url):  # noqa: F811
+    session = browsing(bundled_url)
+    page, _ = session.open(bundled_url + urls.RECORDS)
+    assert page.locator("#ledger-filter").is_visible()
+    total = page.locator("table.ledger tbody tr").count()
+    option = page.locator("table.ledger tbody tr").last.get_attribute("data-gpu")  # a GPU on this page
+    page.select_option("#ledger-filter select[name=gpu]", option)
+    shown = page.locator("table.ledger tbody tr:not([hidden])").count()
+    assert 0 < shown < total
+    assert all(row.get_attribute("data-gpu") == option for row in page.locator("table.ledger tbody tr:not([hidden])").all())

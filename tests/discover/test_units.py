@@ -1,0 +1,159 @@
+"""Unit tests of the pure pieces: GPU aliases, the ledger, Atom feeds, badges, sitemap/robots/llms.txt."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import date, datetime, timezone
+
+import pytest
+
+from site_builder import urls
+from site_builder.derive.history import record_history
+from site_builder.discover.badges import badge_message, badge_svg, text_width
+from site_builder.discover.feeds import ATOM, FeedEntry, atom_feed, rfc3339, tag_uri
+from site_builder.discover.gpus import gpu_aliases, gpu_keys, slugify
+from site_builder.discover.ledger import (
+    LedgerGroup, by_evidence, by_gpu, current_records, pages, record_breaks, record_events,
+)
+from site_builder.derive.model import RunFacts
+from site_builder.discover.site_files import check_base_url, llms_txt, page_url, robots_txt, sitemaps
+
+
+def make_run(name: str, value: float, **fields) -> RunFacts:
+    base = dict(name=name, digest=f"sha256:{name:0>64}"[-71:], operation="op", workload="w", implementation=f"i-{name}",
+                protocol="p", environment="e", cohort="c", status="passed", value=value, metric="latency:median:ns",
+                observed_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    base.update(fields)
+    return RunFacts(**base)
+
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+A = "{%s}" % ATOM
+
+
+# -- GPUs ------------------------------------------------------------------------------------------
+def test_gpu_aliases_are_the_words_a_reader_types():
+    assert {"h100", "pcie", "h100-pcie", "h100pcie", "80gb"} <= set(gpu_aliases("h100-pcie", "NVIDIA H100 PCIe 80GB", "NVIDIA H100"))
+    rtx = set(gpu_aliases("rtx-3090", "NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3090"))
+    assert {"rtx", "3090", "rtx3090"} <= rtx and "nvidia" not in rtx and "geforce" not in rtx
+    b200 = set(gpu_aliases("b200", "NVIDIA B200 (HGX, 1000 W)", "NVIDIA B200"))
+    assert "b200" in b200 and "1000" not in b200 and "w" not in b200
+
+
+def test_unmatched_products_never_take_a_datasheet_slug():
+    keys = gpu_keys([("h100", "NVIDIA H100 SXM", "NVIDIA H100")], ["H100", "Weird GPU!"])
+    assert [k.slug for k in keys] == ["h100", "h100-unlisted", "weird-gpu"]
+    assert slugify("!!!") == "gpu"
+
+
+# -- ledger ------------------------------------------------------------------------------------------
+def _group(key: str, gpu: str, values: list[tuple[float, int]], evidence: str = "reported") -> LedgerGroup:
+    runs = [make_run(f"{key}{i}", value, observed_at=datetime(2026, 1, day, tzinfo=timezone.utc), evidence=evidence,
+                     cohort=key) for i, (value, day) in enumerate(values)]
+    history = record_history(runs)
+    holder = min(runs, key=lambda r: r.value)
+    return LedgerGroup(key=key, gpu=gpu, holder=holder, history=tuple(history))
+
+
+def test_ledger_current_events_and_breaks():
+    a = _group("a", "h100", [(100, 1), (90, 5), (95, 7)])  # 100 then 90 is a record; 95 is not
+    b = _group("b", "b200", [(50, 3)], evidence="verified")
+    current = current_records([a, b])
+    assert [(e.group.key, e.run.value, e.set_at.day) for e in current] == [("a", 90, 5), ("b", 50, 3)]
+    assert current[0].previous.value == 100 and current[0].improvement == pytest.approx(0.1)
+    events = record_events([a, b])
+    assert [(e.group.key, e.run.value, e.current) for e in events] == [("a", 90, True), ("b", 50, True), ("a", 100, False)]
+    assert [e.run.value for e in record_breaks(events)] == [90]
+    assert [e.group.key for e in current if by_gpu("b200")(e)] == ["b"]
+    assert [e.group.key for e in current if by_evidence("verified")(e)] == ["b"]
+    assert [e.group.key for e in current if by_evidence("reported")(e)] == ["a", "b"]
+    assert [len(p) for p in pages(list(range(5)), size=2)] == [2, 2, 1] and pages([], size=2) == [[]]
+
+
+# -- feeds ---------------------------------------------------------------------------------------------
+def _feed(base_url: str = "", entries=None) -> ET.Element:
+    entries = entries if entries is not None else [
+        FeedEntry(id=tag_uri("run", "ab" * 32), title="A <b>bold</b> & risky title", updated=datetime(2026, 2, 3, 4, 5, 6),
+                  link=urls.run("x"), summary="summary with <script>alert(1)</script>")]
+    xml = atom_feed(feed_path=urls.RUNS_FEED, feed_id=tag_uri("runs"), title="T", subtitle="S", as_of=date(2026, 3, 1),
+                    alternate=urls.RECORDS, entries=entries, base_url=base_url)
+    assert xml.startswith(b'<?xml version="1.0" encoding="utf-8"?>')
+    return ET.fromstring(xml)
+
+
+def test_atom_feed_has_what_rfc_4287_requires():
+    feed = _feed()
+    assert feed.tag == A + "feed"
+    for required in ("id", "title", "updated", "author"):
+        assert feed.find(A + required) is not None, required
+    assert feed.find(f"{A}author/{A}name").text == "KernelIndex"
+    assert RFC3339.match(feed.find(A + "updated").text)
+    assert feed.find(A + "updated").text == "2026-03-01T00:00:00Z"  # the as-of date, not the wall clock
+    links = {link.get("rel"): link.get("href") for link in feed.findall(A + "link")}
+    assert links == {"self": "../runs/feed.xml", "alternate": "../" + urls.RECORDS}
+    [entry] = feed.findall(A + "entry")
+    assert entry.find(A + "id").text.startswith("tag:kernelindex.dev,2025:run:")
+    assert entry.find(A + "updated").text == "2026-02-03T04:05:06Z"
+    assert entry.find(A + "title").text == "A <b>bold</b> & risky title"  # text, escaped in the XML
+    assert entry.find(A + "link").get("href") == "../" + urls.run("x")
+
+
+def test_atom_feed_with_a_base_url_is_absolute_and_newest_entry_dates_it():
+    late = FeedEntry(id=tag_uri("x"), title="t", updated=datetime(2026, 3, 1, 12, tzinfo=timezone.utc), link="a.html", summary="s")
+    feed = _feed("https://example.org/ki", [late])
+    assert feed.get("{http://www.w3.org/XML/1998/namespace}base") == "https://example.org/ki/"
+    assert feed.find(A + "updated").text == "2026-03-01T12:00:00Z"
+    assert feed.find(A + "entry/" + A + "link").get("href") == "https://example.org/ki/a.html"
+    assert rfc3339(datetime(2026, 1, 1, 1, tzinfo=timezone.utc)) == "2026-01-01T01:00:00Z"
+
+
+# -- badges --------------------------------------------------------------------------------------------
+def test_badges_are_well_formed_and_escape_text():
+    svg = badge_svg("KernelIndex", 'a <b> & "q" \'s', "#123456", title="<script>x</script>")
+    root = ET.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert 'a <b> & "q" \'s' in texts and "<script>" not in svg
+    assert root.find("{http://www.w3.org/2000/svg}title").text == "<script>x</script>"
+    assert int(root.get("width")) == round(text_width("KernelIndex") + 12) + round(text_width(texts[-1]) + 12)
+
+
+def test_badge_widths_grow_with_text_and_messages_read_right():
+    assert text_width("WWW") > text_width("iii") > 0
+    assert text_width("µ·—") > 0 and text_width("漢") == 11.0
+    short = ET.fromstring(badge_svg("KernelIndex", "1 record · best #1", "#000"))
+    long = ET.fromstring(badge_svg("KernelIndex", "123 records · best #1", "#000"))
+    assert int(long.get("width")) > int(short.get("width"))
+    assert badge_message(1, 1) == ("1 record · best #1", "record")
+    assert badge_message(0, 3) == ("no records · best #3", "ranked")
+    assert badge_message(0, None) == ("not ranked", "none")
+
+
+# -- sitemap, robots, llms.txt --------------------------------------------------------------------------
+def test_base_url_check():
+    assert check_base_url("") == "" and check_base_url("https://x.org/a/") == "https://x.org/a"
+    for bad in ("ftp://x", "x.org", "https://x.org/?q=1", "https://x.org/#a", 'https://x.org/"'):
+        with pytest.raises(ValueError):
+            check_base_url(bad)
+
+
+def test_sitemap_urls_are_absolute_and_split_at_the_limit(monkeypatch):
+    assert page_url("https://x.org", "index.html") == "https://x.org/"
+    assert page_url("https://x.org", "runs/a.html") == "https://x.org/runs/a.html"
+    files = sitemaps("https://x.org", ["index.html", "b.html", "a&b.html"], date(2026, 1, 2))
+    root = ET.fromstring(files["sitemap.xml"])
+    locs = [loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+    assert locs == ["https://x.org/", "https://x.org/a&b.html", "https://x.org/b.html"]
+    monkeypatch.setattr("site_builder.discover.site_files.SITEMAP_LIMIT", 2)
+    files = sitemaps("https://x.org", ["a.html", "b.html", "c.html"], date(2026, 1, 2))
+    assert sorted(files) == ["sitemap.xml", "sitemaps/sitemap-1.xml", "sitemaps/sitemap-2.xml"]
+    assert ET.fromstring(files["sitemap.xml"]).tag.endswith("sitemapindex")
+
+
+def test_robots_and_llms_txt():
+    assert "Sitemap: https://x.org/sitemap.xml" in robots_txt("https://x.org")
+    assert "Sitemap:" not in robots_txt("") and "User-agent: *" in robots_txt("")
+    text = llms_txt("", date(2026, 1, 2), ["run", "search-index", "something-new"])
+    assert text.startswith("# KernelIndex\n\n> ")
+    assert f"[API index]({urls.API_INDEX})" in text and "`something-new`: see its schema" in text
+    assert urls.mirror(urls.run("<name>")) in text and urls.SEARCH_INDEX in text
