@@ -66,8 +66,8 @@ schema: install ## Regenerate the JSON Schemas in schemas/json/
 test: install-kernels install-browser ## Run every test (kernels on the CPU, browser tests in Debian's Chromium)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-site: install ## Run the tests that need no torch (what a data PR's CI runs)
-	$(BIN)/python -m pytest -m "not kernels" $(PYTEST_ARGS)
+test-site: install ## Run the tests that need neither torch nor a browser (what a data PR's CI runs)
+	$(BIN)/python -m pytest -m "not kernels and not browser" $(PYTEST_ARGS)
 
 build: install ## Build the site from data/ into site/
 	$(KI) build --data $(DATA) --out $(SITE)
@@ -75,8 +75,8 @@ build: install ## Build the site from data/ into site/
 serve: build ## Build, then preview the site at http://127.0.0.1:$(PORT)/
 	$(KI) serve --dir $(SITE) --port $(PORT)
 
-bench: install-kernels ## Time the bundled kernels on a GPU (see benchmarks/)
-	$(BIN)/python benchmarks/kernels_bench.py
+bench: install-kernels ## Time the bundled kernels side by side on a GPU (see benchmarks/RESULTS.md)
+	$(BIN)/python benchmarks/kernels_bench.py --out benchmarks/results
 
 clean: ## Remove the built site and caches (keeps .venv)
 	rm -rf $(SITE) .pytest_cache .cache
