@@ -19,8 +19,8 @@ import click
 
 from . import urls
 from .asof import from_source_date_epoch, resolve_as_of
-from .chart_svg import vega_bundle
-from .context import site_pages
+from .chart_svg import start_vega_bundle
+from .context import page_tasks
 from .derive.comparison import COMPARISON_KEY_VERSION
 from .derive.eligibility import BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED
 from .derive.evidence import REPLICATIONS_NEEDED
@@ -32,7 +32,8 @@ from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
 from .mirrors import MirrorIndex, page_schemas
 from .problems import DataError
-from .render import TEMPLATES, Renderer, mirror_json
+from .render import TEMPLATES, Renderer
+from .render_pool import render_pages
 from .repository import load_catalog
 from .views import MIRROR_VERSION
 from .write import OutputError, Outputs
@@ -64,6 +65,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         progress(f"[{time.perf_counter() - started:6.1f} s] {message}")
 
     step(f"loading {data_dir}")
+    bundle = start_vega_bundle()  # in another process, while this one loads
     # A run may not be observed after an as-of date given explicitly; a date taken from git may
     # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
     catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ))
@@ -74,21 +76,19 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
 
     outputs = Outputs()
-    bundle_name, bundle = vega_bundle()
+    bundle_name, bundle_bytes = bundle.result()
     renderer = Renderer(vega_bundle=bundle_name)
     mirrors = MirrorIndex()
-    pages = 0
+    tasks = page_tasks(board, _methodology(renderer, as_of_date))
     with_charts: list[str] = []
-    for page in site_pages(board, _methodology(renderer, as_of_date)):
-        html = renderer.page(page).encode("utf-8")
-        outputs.add(page.html, html, by=f"{page.kind} page {page.title!r}")
-        outputs.add(page.mirror, mirror_json(page), by=f"{page.kind} mirror {page.title!r}")
-        mirrors.add(page)
-        if renderer.charts.has_placeholder(html):
+    pages = 0
+    for page in render_pages(tasks, renderer, progress=_every(1000, lambda done: step(f"rendered {done:,} pages"))):
+        outputs.add(page.html, page.html_bytes, by=f"{page.kind} page {page.title!r}")
+        outputs.add(page.mirror, page.mirror_bytes, by=f"{page.kind} mirror {page.title!r}")
+        mirrors.add_document(page.kind, page.title, page.html, page.mirror)
+        if renderer.charts.has_placeholder(page.html_bytes):
             with_charts.append(page.html)
         pages += 1
-        if pages % 1000 == 0:
-            step(f"rendered {pages:,} pages")
     step(f"rendered {pages:,} pages; drawing {renderer.charts.rendered:,} distinct charts")
     renderer.charts.draw_all()
     for path in with_charts:
@@ -101,7 +101,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
     for path, text in page_schemas().items():
         outputs.add(path, text, by="JSON Schema")
-    outputs.add(f"{urls.STATIC}/{bundle_name}", bundle, by="Vega bundle")
+    outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
     for asset in sorted((TEMPLATES / "static").iterdir()):
         if asset.is_file():
             outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
@@ -109,6 +109,18 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     outputs.commit(out_dir)
     return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
                         seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source)
+
+
+def _every(step: int, report: Callable[[int], None]) -> Callable[[int], None]:
+    """Progress every ``step`` pages, however many pages each report covers."""
+    last = [0]
+
+    def maybe(done: int) -> None:
+        if done // step > last[0] // step:
+            report(done)
+        last[0] = done
+
+    return maybe
 
 
 def _methodology(renderer: Renderer, as_of_date: date) -> str:

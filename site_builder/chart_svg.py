@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import re
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
 
@@ -49,6 +49,15 @@ class ChartRenderer:
     @property
     def rendered(self) -> int:
         return len(self._specs)
+
+    def take_specs(self) -> dict[str, str]:
+        """The specs met since the last call (a render worker hands them to the parent with its pages)."""
+        found, self._specs = self._specs, {}
+        return found
+
+    def adopt(self, specs: dict[str, str]) -> None:
+        for key, text in specs.items():
+            self._specs.setdefault(key, text)
 
     def svg(self, chart: ChartView) -> Markup:
         if chart.kind == "history":
@@ -94,9 +103,20 @@ def spec_json(spec: dict[str, Any]) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
-def vega_bundle() -> tuple[str, bytes]:
-    """(file name, bytes) of Vega, Vega-Lite and vega-embed in one script; the name carries its hash."""
+def _bundle() -> tuple[str, bytes]:
     import vl_convert
 
     content = vl_convert.javascript_bundle(vl_version=VEGA_LITE_VERSION).encode("utf-8")
     return f"vega-{hashlib.sha256(content).hexdigest()[:12]}.js", content
+
+
+def start_vega_bundle() -> Future:
+    """(file name, bytes) of Vega, Vega-Lite and vega-embed in one script, the name carrying its hash.
+
+    Made in a spawned process, started early so it overlaps the load: vl-convert starts threads,
+    and the build process must have none when it forks its page renderers.
+    """
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    future = pool.submit(_bundle)
+    future.add_done_callback(lambda _: pool.shutdown(wait=False))
+    return future

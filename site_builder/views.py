@@ -139,7 +139,7 @@ class ComparisonView(View):
     summary: CohortSummary
     protocol: ProtocolView
     source_native: bool
-    rows: list[RowView]
+    rows: list[RowView] = Field(description="the ranking, possibly only its top (summary.ranked says how many in all)")
     unranked: list[RowView]
     floor: FloorView | None
 
@@ -270,7 +270,6 @@ class WorkloadLink(View):
     dtype: str | None
     cases: int | None
     eligible_runs: int
-    selected: bool
 
 
 class ImplementationRow(View):
@@ -442,7 +441,8 @@ class ImplementationPage(Page):
     commit: str | None
     verdict: str
     availability: Availability | None = Field(description="pinned to the newest measured release")
-    runs: list[EvidenceRow]
+    runs: list[EvidenceRow] = Field(description="newest first, at most a few hundred")
+    runs_total: int
 
 
 class CitedRateView(View):
@@ -472,7 +472,8 @@ class HardwarePage(Page):
     peak_tflops: dict[str, CitedRateView]
     environments: list[Link]
     runs: int
-    records: list[RecordHeld]
+    records: list[RecordHeld] = Field(description="newest first, at most a few hundred")
+    records_total: int
 
 
 class EnvironmentPage(Page):
@@ -482,7 +483,8 @@ class EnvironmentPage(Page):
     digest: str
     manifest: dict[str, Any]
     runs: int
-    cohorts: list[Link]
+    cohorts: list[Link] = Field(description="at most a few hundred")
+    cohorts_total: int
 
 
 class ProtocolPage(Page):
@@ -492,7 +494,8 @@ class ProtocolPage(Page):
     digest: str
     manifest: dict[str, Any]
     runs: int
-    cohorts: list[Link]
+    cohorts: list[Link] = Field(description="at most a few hundred")
+    cohorts_total: int
 
 
 class SourcePage(Page):
@@ -575,7 +578,8 @@ class ChallengesPage(Page):
     gpus: list[Link]
     coverage: list[CoverageRow]
     gaps: list[GapView]
-    groups: dict[str, list[ChallengeRow]]
+    groups: dict[str, list[ChallengeRow]] = Field(description="per kind, the most recently observed first, capped")
+    totals: dict[str, int]
 
 
 class MethodologyPage(Page):

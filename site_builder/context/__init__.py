@@ -1,35 +1,53 @@
-"""context: one view model per page, built from the derived leaderboard (no formatting here)."""
+"""context: one view model per page, built from the derived leaderboard (no formatting here).
+
+The pages are planned as tasks, in the order the site lists them: each task builds one page (or
+a few small ones) when called, so the renderer can spread tasks over processes and still put
+every page back in this order.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..derive.leaderboard import Leaderboard
 from ..views import Page
 from .catalog import (
-    CatalogIndex, environment_pages, hardware_pages, implementation_pages, listing_pages, protocol_pages, source_pages,
+    CatalogIndex, environment_pages, hardware_pages, implementation_tasks, listing_pages, protocol_pages, source_pages,
 )
 from .common import ViewFactory
 from .discover import discover_pages
-from .kernel import kernel_pages
-from .run import group_pages, run_pages
+from .kernel import kernel_tasks
+from .run import group_tasks, run_tasks
 from .site import challenges_page, index_page, methodology_page
+
+PageTask = Callable[[], Iterable[Page]]
+
+
+def _one(build: Callable[[], Page]) -> PageTask:
+    return lambda: (build(),)
+
+
+def page_tasks(board: Leaderboard, methodology_markdown: str) -> list[PageTask]:
+    factory = ViewFactory(board)
+    index = CatalogIndex(factory)
+    return [
+        _one(lambda: index_page(factory)),
+        *map(_one, kernel_tasks(factory)),
+        *map(_one, group_tasks(factory)),
+        *map(_one, run_tasks(factory)),
+        *map(_one, implementation_tasks(factory, index)),
+        lambda: hardware_pages(factory, index),
+        lambda: environment_pages(factory, index),
+        lambda: protocol_pages(factory, index),
+        lambda: source_pages(factory, index),
+        lambda: listing_pages(factory, index),
+        _one(lambda: challenges_page(factory)),
+        _one(lambda: methodology_page(factory, methodology_markdown)),
+        lambda: discover_pages(factory),  # search, records, GPUs, models, compare (issue 9)
+    ]
 
 
 def site_pages(board: Leaderboard, methodology_markdown: str) -> Iterator[Page]:
-    """Every page of the site, one at a time (a page is rendered and dropped before the next is built)."""
-    factory = ViewFactory(board)
-    index = CatalogIndex(factory)
-    yield index_page(factory)
-    yield from kernel_pages(factory)
-    yield from group_pages(factory)
-    yield from run_pages(factory)
-    yield from implementation_pages(factory, index)
-    yield from hardware_pages(factory, index)
-    yield from environment_pages(factory, index)
-    yield from protocol_pages(factory, index)
-    yield from source_pages(factory, index)
-    yield from listing_pages(factory, index)
-    yield challenges_page(factory)
-    yield methodology_page(factory, methodology_markdown)
-    yield from discover_pages(factory)  # search, records, GPUs, models, compare (issue 9)
+    """Every page of the site, one at a time, in order (for tools and tests; the build runs the tasks)."""
+    for task in page_tasks(board, methodology_markdown):
+        yield from task()

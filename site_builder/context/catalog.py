@@ -3,8 +3,8 @@ and a list page for each kind."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import cached_property
+from collections.abc import Callable, Iterator
+from functools import cached_property, partial
 
 from .. import urls
 from ..derive.model import RunFacts
@@ -13,7 +13,7 @@ from ..views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
     ProtocolPage, RecordHeld, SourcePage,
 )
-from .common import ViewFactory
+from .common import LIST_LIMIT, ViewFactory
 
 
 class CatalogIndex:
@@ -54,7 +54,7 @@ class CatalogIndex:
 
     def cohort_links(self, cohorts) -> list[Link]:
         factory = self.factory
-        ordered = sorted(cohorts, key=lambda c: (c.operation, c.workload, c.label, c.key))
+        ordered = sorted(cohorts, key=lambda c: (c.operation, c.workload, c.label, c.key))[:LIST_LIMIT]
         return [Link(title=f"{factory.operation_link(c.operation).title} · {factory.workload_link(c.workload).title} · {c.label}",
                      url=urls.group(c.key)) for c in ordered]
 
@@ -66,36 +66,50 @@ def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:
                        group_size=len(cohort.rows))
 
 
-def implementation_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[ImplementationPage]:
-    for name, entity in sorted(factory.catalog.implementations.items()):
-        view = factory.implementation(name)
-        facts = factory.board.implementations[name]
-        runs = sorted(index.runs("implementation", name), key=lambda r: (r.operation, r.workload, r.cohort, r.name))
-        newest = max(runs, key=lambda r: (r.observed_at, r.name), default=None)
-        availability = factory.availability(newest) if newest else None
-        revision = entity.spec.projectRevision
-        if facts.recipe is not None:
-            pinned = availability.pinned if availability else False
-            verdict = f"Installable · {facts.recipe.kind} · " + ("pinned to the measured release" if pinned else "unpinned")
-        elif facts.source_url:
-            verdict = "Source available upstream · no install recipe"
-        else:
-            verdict = "Benchmark submission only · no public source"
-        yield ImplementationPage(
-            **factory.page_fields("implementation", view.title, view.url),
-            implementation=view, description=entity.metadata.description, digest=entity.digest,
-            operation=factory.operation_link(entity.refs["operation"].name),
-            project_repository=entity.refs["project"].spec.repository, version=revision.version, commit=revision.commit,
-            verdict=verdict, availability=availability, runs=[_evidence_row(factory, run) for run in runs],
-        )
+def implementation_tasks(factory: ViewFactory, index: CatalogIndex) -> Iterator[Callable[[], ImplementationPage]]:
+    """One task per implementation: the pages with the most rows, so they spread over the workers."""
+    for name in sorted(factory.catalog.implementations):
+        yield partial(implementation_page, factory, index, name)
+
+
+def implementation_page(factory: ViewFactory, index: CatalogIndex, name: str) -> ImplementationPage:
+    entity = factory.catalog.implementations[name]
+    view = factory.implementation(name)
+    facts = factory.board.implementations[name]
+    runs = sorted(index.runs("implementation", name), key=_newest_first)
+    newest = runs[0] if runs else None
+    availability = factory.availability(newest) if newest else None
+    revision = entity.spec.projectRevision
+    if facts.recipe is not None:
+        pinned = availability.pinned if availability else False
+        verdict = f"Installable · {facts.recipe.kind} · " + ("pinned to the measured release" if pinned else "unpinned")
+    elif facts.source_url:
+        verdict = "Source available upstream · no install recipe"
+    else:
+        verdict = "Benchmark submission only · no public source"
+    return ImplementationPage(
+        **factory.page_fields("implementation", view.title, view.url),
+        implementation=view, description=entity.metadata.description, digest=entity.digest,
+        operation=factory.operation_link(entity.refs["operation"].name),
+        project_repository=entity.refs["project"].spec.repository, version=revision.version, commit=revision.commit,
+        verdict=verdict, availability=availability, runs=[_evidence_row(factory, run) for run in runs[:LIST_LIMIT]],
+        runs_total=len(runs),
+    )
+
+
+def _newest_first(run: RunFacts) -> tuple:
+    return (-run.observed_at.timestamp(), run.name)
 
 
 def hardware_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[HardwarePage]:
     board = factory.board
+    held: dict[str, list] = {}
+    for cohort in board.cohorts.values():
+        if cohort.leader and cohort.gpu.datasheet:
+            held.setdefault(cohort.gpu.datasheet, []).append(cohort)
     for name, entity in sorted(factory.catalog.hardware.items()):
         spec = entity.spec
-        records = [c for c in board.cohorts.values() if c.gpu.datasheet == name and c.leader]
-        records.sort(key=lambda c: (c.operation, c.workload, c.label, c.key))
+        records = sorted(held.get(name, []), key=lambda c: (_newest_first(c.leader.run), c.key))
         link = factory.hardware_link(name)
         yield HardwarePage(
             **factory.page_fields("hardware", link.title, link.url),
@@ -107,7 +121,8 @@ def hardware_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[Hardwa
             environments=[factory.environment_link(env) for env, gpu in sorted(board.gpus.items()) if gpu.datasheet == name],
             runs=len(index.runs("hardware", name)),
             records=[RecordHeld(operation=factory.operation_link(c.operation), workload=factory.workload_link(c.workload),
-                                cohort=factory.cohort_link(c), row=factory.row(c.leader.run)) for c in records],
+                                cohort=factory.cohort_link(c), row=factory.row(c.leader.run)) for c in records[:LIST_LIMIT]],
+            records_total=len(records),
         )
 
 
@@ -124,6 +139,7 @@ def environment_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[Env
             environment=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
             runs=len(index.runs("environment", name)),
             cohorts=index.cohort_links(index.cohorts_by_environment.get(name, [])),
+            cohorts_total=len(index.cohorts_by_environment.get(name, [])),
         )
 
 
@@ -135,6 +151,7 @@ def protocol_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[Protoc
             protocol=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
             runs=len(index.runs("protocol", name)),
             cohorts=index.cohort_links(index.cohorts_by_protocol.get(name, [])),
+            cohorts_total=len(index.cohorts_by_protocol.get(name, [])),
         )
 
 

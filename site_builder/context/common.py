@@ -21,6 +21,11 @@ from ..views import (
 )
 
 SUITE = "WorkloadSuite"
+# Lists that grow with the data (a GPU's records, an implementation's runs) show this many, newest
+# first, and say how many there are: a page must stay readable, and small, at 100,000 runs.
+LIST_LIMIT = 200
+# A kernel page shows the top of its group's ranking; the group page has every row.
+KERNEL_PAGE_ROWS = 25
 T = TypeVar("T")
 
 
@@ -57,11 +62,22 @@ class ViewFactory:
     def __init__(self, board: Leaderboard):
         self.board = board
         self.catalog = board.catalog
+        # Catalog.workloads merges cases and suites on every call: take the merged dict once.
+        self.workloads = board.catalog.workloads
 
     # -- pages ---------------------------------------------------------------------------------
     def page_fields(self, kind: str, title: str, html: str) -> dict:
         return {"kind": kind, "title": title, "html": html, "mirror": urls.mirror(html),
                 "schema_url": urls.schema(kind), "as_of": self.board.as_of}
+
+    # Canonical manifests that thousands of run pages embed, built once each.
+    @per_key
+    def protocol_manifest(self, name: str) -> dict:
+        return self.catalog.protocols[name].manifest()
+
+    @per_key
+    def environment_manifest(self, name: str) -> dict:
+        return self.catalog.environments[name].manifest()
 
     # -- links ---------------------------------------------------------------------------------
     def headline_workload(self, operation: str) -> str | None:
@@ -72,15 +88,16 @@ class ViewFactory:
         return {name: self.board.headline_workload(op) for name, op in self.catalog.operations.items()}
 
     def workload_url(self, workload: str) -> str:
-        operation = self.catalog.workloads[workload].refs["operation"].name
+        operation = self.workloads[workload].refs["operation"].name
         return urls.workload(operation, workload, self.headline_workload(operation))
 
     def operation_link(self, name: str) -> Link:
         operation = self.catalog.operations[name]
         return Link(title=operation.metadata.title or name, url=urls.kernel(name))
 
+    @per_key
     def workload_link(self, name: str) -> Link:
-        return Link(title=workload_label(self.catalog.workloads[name]), url=self.workload_url(name))
+        return Link(title=workload_label(self.workloads[name]), url=self.workload_url(name))
 
     def hardware_link(self, name: str | None) -> Link | None:
         if name is None:
@@ -167,9 +184,9 @@ class ViewFactory:
         if floor is None or not cohort.is_latency:
             return None
         record = cohort.leader.value_ns if cohort.leader else None  # floors are times: latency groups only
-        operation = self.catalog.workloads[cohort.workload].refs["operation"]
+        operation = self.workloads[cohort.workload].refs["operation"]
         declared = operation.metadata.headroomV1Inputs
-        inputs = [name for name in self.catalog.workloads[cohort.workload].inputs if declared is None or name in declared]
+        inputs = [name for name in self.workloads[cohort.workload].inputs if declared is None or name in declared]
         return FloorView(
             hardware=self.hardware_link(floor.hardware),
             bandwidth_gbps=floor.bandwidth_gbps,
@@ -182,13 +199,13 @@ class ViewFactory:
                 times_above=times_above(record, floor.truthful_ns) if record else None),
         )
 
-    def comparison(self, cohort: Cohort, selected: bool = True) -> ComparisonView:
+    def comparison(self, cohort: Cohort, selected: bool = True, limit: int | None = None) -> ComparisonView:
         return ComparisonView(
             summary=self.cohort_summary(cohort, selected),
             protocol=self.protocol(cohort.protocol),
             source_native=any(self.catalog.runs[run.name].spec.sourceNative is not None for run in cohort.runs),
-            rows=[self.row(row.run) for row in cohort.rows],
-            unranked=[self.row(run) for run in sorted(cohort.unranked, key=self._unranked_order)],
+            rows=[self.row(row.run) for row in cohort.rows[:limit]],
+            unranked=[self.row(run) for run in sorted(cohort.unranked, key=self._unranked_order)[:limit]],
             floor=self.floor(cohort),
         )
 
@@ -200,7 +217,7 @@ class ViewFactory:
     # -- workloads and operations ----------------------------------------------------------------------
     @per_key
     def workload(self, name: str) -> WorkloadView:
-        entity = self.catalog.workloads[name]
+        entity = self.workloads[name]
         spec = entity.spec
         tensors = [TensorView(name=n, role=role, shape=t["shape"], dtype=t["dtype"], bytes=int(tensor_bytes(t)))
                    for role, group in (("input", entity.inputs), ("output", entity.outputs)) for n, t in group.items()]

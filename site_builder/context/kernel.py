@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from datetime import datetime
 
 from ..charts import scaling_chart
 from ..derive.headline import fastest_by_language, headline
@@ -12,13 +15,13 @@ from ..link import Entity
 from ..views import (
     HeadlineView, ImplementationRow, KernelPage, LanguageBestView, WorkloadLink,
 )
-from .common import SUITE, ViewFactory, workload_label
+from .common import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
 
 
 def workloads_of(factory: ViewFactory) -> dict[str, list[Entity]]:
     """Workloads by operation: single cases ordered by their axes, then suites."""
     by_operation: dict[str, list[Entity]] = {name: [] for name in factory.catalog.operations}
-    for workload in factory.catalog.workloads.values():
+    for workload in factory.workloads.values():
         by_operation[workload.refs["operation"].name].append(workload)
     for operation, workloads in by_operation.items():
         order = list(factory.catalog.operations[operation].spec.axes)
@@ -33,37 +36,60 @@ def _workload_order(workload: Entity, axis_order: list[str]) -> tuple:
     return (0, axes, workload.spec.dtype.value if workload.spec.dtype else "", workload.name)
 
 
-def kernel_pages(factory: ViewFactory) -> Iterator[KernelPage]:
+@dataclass(frozen=True)
+class _KernelFacts:
+    """What every workload page of one kernel shares, gathered once per kernel."""
+
+    name: str
+    headline_workload: str | None
+    workloads: list[WorkloadLink]
+    implementations: list[str]
+    runs_by_implementation: dict[str, int]
+    evidence_by_implementation: dict[str, str]  # the strongest level among eligible runs
+    last_observed: datetime | None
+
+
+def kernel_tasks(factory: ViewFactory) -> Iterator[Callable[[], KernelPage]]:
     board = factory.board
     implementations_by_operation: dict[str, list[str]] = {}
     for name, implementation in sorted(factory.catalog.implementations.items()):
         implementations_by_operation.setdefault(implementation.refs["operation"].name, []).append(name)
     for operation_name, workloads in workloads_of(factory).items():
-        runs = board.operation_runs.get(operation_name, [])
-        eligible_by_workload: dict[str, int] = {}
-        for run in runs:
-            if run.name not in board.reasons:
-                eligible_by_workload[run.workload] = eligible_by_workload.get(run.workload, 0) + 1
-        headline_workload = factory.headline_workload(operation_name)
+        shared = _kernel_facts(factory, operation_name, workloads, implementations_by_operation.get(operation_name, []))
         for workload in workloads:
-            links = [WorkloadLink(
-                name=w.name, label=workload_label(w), url=factory.workload_url(w.name),
-                axes=dict(w.spec.axes) if w.kind != SUITE else {}, dtype=w.spec.dtype.value if w.spec.dtype else None,
-                cases=len(w.spec.cases) if w.kind == SUITE else None, eligible_runs=eligible_by_workload.get(w.name, 0),
-                selected=w.name == workload.name) for w in workloads]
-            yield _kernel_page(factory, operation_name, workload, headline_workload, links,
-                               implementations_by_operation.get(operation_name, []))
+            yield partial(_kernel_page, factory, shared, workload)
 
 
-def _kernel_page(factory: ViewFactory, operation_name: str, workload: Entity, headline_workload: str | None,
-                 links: list[WorkloadLink], implementation_names: list[str]) -> KernelPage:
+def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity], implementations: list[str]) -> _KernelFacts:
     board = factory.board
-    operation = factory.operation(operation_name)
+    runs = board.operation_runs.get(operation, [])
+    eligible_by_workload: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    evidence: dict[str, str] = {}
+    for run in runs:
+        counts[run.implementation] = counts.get(run.implementation, 0) + 1
+        if run.name in board.reasons:
+            continue
+        eligible_by_workload[run.workload] = eligible_by_workload.get(run.workload, 0) + 1
+        if evidence_strength(run.evidence) > evidence_strength(evidence.get(run.implementation, "reported")):
+            evidence[run.implementation] = run.evidence
+    links = [WorkloadLink(
+        name=w.name, label=workload_label(w), url=factory.workload_url(w.name),
+        axes=dict(w.spec.axes) if w.kind != SUITE else {}, dtype=w.spec.dtype.value if w.spec.dtype else None,
+        cases=len(w.spec.cases) if w.kind == SUITE else None, eligible_runs=eligible_by_workload.get(w.name, 0))
+        for w in workloads]
+    return _KernelFacts(operation, factory.headline_workload(operation), links, implementations, counts, evidence,
+                        max((run.observed_at for run in runs), default=None))
+
+
+def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -> KernelPage:
+    board = factory.board
+    operation = factory.operation(kernel.name)
     cohorts = board.workload_cohorts.get(workload.name, [])
     selected = cohorts[0] if cohorts else None
-    runs = board.operation_runs.get(operation_name, [])
     html = factory.workload_url(workload.name)
-    title = operation.title if workload.name == headline_workload else f"{operation.title} · {workload_label(workload)}"
+    headline_page = workload.name == kernel.headline_workload
+    title = operation.title if headline_page else f"{operation.title} · {workload_label(workload)}"
     measured_gpus = {c.gpu.datasheet for c in cohorts if c.rows}
     # The selected group's scaling line, else the first group (in page order) that has one: a new
     # GPU measured on few shapes should not hide the sweep another GPU has.
@@ -71,17 +97,17 @@ def _kernel_page(factory: ViewFactory, operation_name: str, workload: Entity, he
     return KernelPage(
         **factory.page_fields("kernel", title, html),
         operation=operation,
-        eligible_runs=board.eligible_count(operation_name),
-        last_observed=max((run.observed_at for run in runs), default=None),
-        headline_workload=headline_workload,
+        eligible_runs=board.eligible_count(kernel.name),
+        last_observed=kernel.last_observed,
+        headline_workload=kernel.headline_workload,
         workload=factory.workload(workload.name),
-        workloads=links,
+        workloads=kernel.workloads,
         headline=_headline(factory, selected),
         cohorts=[factory.cohort_summary(c, selected=c is selected) for c in cohorts],
         not_measured_on=[label for name, label in board.priority_gpus.items() if name not in measured_gpus],
-        comparison=factory.comparison(selected) if selected else None,
+        comparison=factory.comparison(selected, limit=KERNEL_PAGE_ROWS) if selected else None,
         scaling=scaling_chart(board.scaling(charted), factory.implementation_titles, charted.label) if charted else None,
-        implementations=_implementation_rows(factory, implementation_names, runs, selected),
+        implementations=_implementation_rows(factory, kernel, selected),
     )
 
 
@@ -97,21 +123,16 @@ def _headline(factory: ViewFactory, cohort: Cohort | None) -> HeadlineView | Non
     )
 
 
-def _implementation_rows(factory: ViewFactory, names: list[str], runs, cohort: Cohort | None) -> list[ImplementationRow]:
+def _implementation_rows(factory: ViewFactory, kernel: _KernelFacts, cohort: Cohort | None) -> list[ImplementationRow]:
     """Every implementation of the kernel; its best row is taken in the selected group only, so the
     multiples compare like with like (the public site mixed GPUs and workloads here)."""
-    counts: dict[str, int] = {}
-    evidence: dict[str, str] = {}
-    for run in runs:
-        counts[run.implementation] = counts.get(run.implementation, 0) + 1
-        if run.name not in factory.board.reasons and evidence_strength(run.evidence) > evidence_strength(evidence.get(run.implementation, "reported")):
-            evidence[run.implementation] = run.evidence
     best = {}
     for row in cohort.rows if cohort else ():
         best.setdefault(row.run.implementation, row)
-    rows = [ImplementationRow(implementation=factory.implementation(name), evidence=evidence.get(name, "reported"),
-                              runs=counts.get(name, 0), best=factory.row(best[name].run) if name in best else None)
-            for name in names]
+    rows = [ImplementationRow(implementation=factory.implementation(name),
+                              evidence=kernel.evidence_by_implementation.get(name, "reported"),
+                              runs=kernel.runs_by_implementation.get(name, 0),
+                              best=factory.row(best[name].run) if name in best else None)
+            for name in kernel.implementations]
     rows.sort(key=lambda r: (r.best is None, r.best.value if r.best else 0, r.implementation.title, r.implementation.name))
     return rows
-

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 
 from .. import urls
 from ..charts import history_chart
@@ -20,10 +21,10 @@ from .common import ViewFactory
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
 
 
-def run_pages(factory: ViewFactory) -> Iterator[RunPage]:
+def run_tasks(factory: ViewFactory) -> Iterator[Callable[[], RunPage]]:
     superseded_by = {run.supersedes: run.name for run in factory.board.runs.values() if run.supersedes}
     for name in sorted(factory.catalog.runs):
-        yield _run_page(factory, factory.catalog.runs[name], superseded_by.get(name))
+        yield partial(_run_page, factory, factory.catalog.runs[name], superseded_by.get(name))
 
 
 def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -> RunPage:
@@ -73,8 +74,8 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     return RunPage(
         **factory.page_fields("run", title, html),
         run=entity.manifest(),
-        protocol=catalog.protocols[facts.protocol].manifest(),
-        environment=catalog.environments[facts.environment].manifest(),
+        protocol=factory.protocol_manifest(facts.protocol),
+        environment=factory.environment_manifest(facts.environment),
         details=details,
     )
 
@@ -115,11 +116,11 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
     )
 
 
-def group_pages(factory: ViewFactory) -> Iterator[GroupPage]:
+def group_tasks(factory: ViewFactory) -> Iterator[Callable[[], GroupPage]]:
     board = factory.board
     for workload, cohorts in sorted(board.workload_cohorts.items()):
         for cohort in cohorts:
-            yield _group_page(factory, cohort, cohorts)
+            yield partial(_group_page, factory, cohort, cohorts)
 
 
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .. import urls
 from ..derive.challenges import CHALLENGE_TITLES, GAP
 from ..views import (
     ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary,
     MethodologyPage,
 )
-from .common import ViewFactory
+from .common import LIST_LIMIT, ViewFactory
 
 
 def index_page(factory: ViewFactory) -> IndexPage:
     board, catalog = factory.board, factory.catalog
     families: dict[str, list[KernelSummary]] = {}
+    workload_counts = Counter(w.refs["operation"].name for w in factory.workloads.values())
     for name, operation in sorted(catalog.operations.items()):
         runs = board.operation_runs.get(name, [])
         headline = factory.headline_workload(name)
@@ -22,7 +25,7 @@ def index_page(factory: ViewFactory) -> IndexPage:
         families.setdefault(operation.spec.family, []).append(KernelSummary(
             operation=factory.operation_link(name), description=_first_paragraph(operation.metadata.description),
             eligible_runs=board.eligible_count(name),
-            workloads=sum(1 for w in catalog.workloads.values() if w.refs["operation"].name == name),
+            workloads=workload_counts[name],
             last_observed=max((run.observed_at for run in runs), default=None),
             record=factory.row(leader.run) if leader else None, record_gpu=cohort.label if leader else None,
             record_workload=factory.workload_link(headline).title if leader else None,
@@ -50,14 +53,16 @@ def challenges_page(factory: ViewFactory) -> ChallengesPage:
             key = (family, cohort.gpu.datasheet)
             counts[key] = counts.get(key, 0) + len(cohort.rows)
     families = sorted({operation.spec.family for operation in catalog.operations.values()})
-    groups: dict[str, list[ChallengeRow]] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
+    by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
     for challenge in board.cohort_challenges:
-        cohort = board.cohorts[challenge.cohort]
-        groups[challenge.kind].append(ChallengeRow(
-            kind=challenge.kind, operation=factory.operation_link(cohort.operation),
-            workload=factory.workload_link(cohort.workload), cohort=factory.cohort_summary(cohort)))
-    for rows in groups.values():
-        rows.sort(key=lambda row: (row.operation.title, row.workload.title, row.cohort.label, row.cohort.key))
+        by_kind[challenge.kind].append(challenge)
+    groups: dict[str, list[ChallengeRow]] = {}
+    for kind, found in by_kind.items():
+        # The most recently observed first: the gaps someone is most likely able to fill.
+        found.sort(key=lambda c: (-c.holder.run.observed_at.timestamp(), c.cohort))
+        groups[kind] = [ChallengeRow(kind=kind, operation=factory.operation_link(board.cohorts[c.cohort].operation),
+                                     workload=factory.workload_link(board.cohorts[c.cohort].workload),
+                                     cohort=factory.cohort_summary(board.cohorts[c.cohort])) for c in found[:LIST_LIMIT]]
     return ChallengesPage(
         **factory.page_fields("challenges", "Challenges", urls.CHALLENGES),
         gpus=[factory.hardware_link(name) for name in gpus],
@@ -65,6 +70,7 @@ def challenges_page(factory: ViewFactory) -> ChallengesPage:
                                                     for name, label in gpus.items()]) for family in families],
         gaps=[GapView(family=family, gpu=gpus[gpu], hardware=factory.hardware_link(gpu)) for family, gpu in board.gaps],
         groups=groups,
+        totals={kind: len(found) for kind, found in by_kind.items()},
     )
 
 

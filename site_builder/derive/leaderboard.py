@@ -109,7 +109,15 @@ class Leaderboard:
         return by_operation
 
     def eligible_count(self, operation: str) -> int:
-        return sum(1 for run in self.operation_runs.get(operation, ()) if run.name not in self.reasons)
+        return self._eligible_counts.get(operation, 0)
+
+    @cached_property
+    def _eligible_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for run in self.runs.values():
+            if run.name not in self.reasons:
+                counts[run.operation] = counts.get(run.operation, 0) + 1
+        return counts
 
     def default_cohort(self, workload: str) -> Cohort | None:
         cohorts = self.workload_cohorts.get(workload)
