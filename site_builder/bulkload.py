@@ -11,10 +11,13 @@ back into a model, so a cold load and a warm one build their models the same way
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -139,8 +142,31 @@ def _jobs(requested: int | None) -> int:
         return os.cpu_count() or 1
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while many long-lived objects are made.
+
+    Every collection of the oldest generation walks every object alive, and loading 100,000 files
+    makes millions (models, their fields) that hold no reference cycles: with the collector on,
+    a warm load plus link of 100,000 runs took 17 s, with it paused 9 s. It is switched back on
+    afterwards (anything cyclic made meanwhile is collected then)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None,
               jobs: int | None = None) -> tuple[list[Document], list[Problem]]:
+    with paused_gc():
+        return _load_many(data_dir, paths, cache, jobs)
+
+
+def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
+               jobs: int | None) -> tuple[list[Document], list[Problem]]:
     results: list[Result | None] = [None] * len(paths)
     displays = _Displays()
     relatives = [_relative(path, data_dir) for path in paths]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 
+from .bulkload import paused_gc
 from .checks import future_observations
 from .link import Catalog, link
 from .load import display_path, iter_data_files, load_documents
@@ -20,6 +21,11 @@ def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache:
     """
     if not data_dir.is_dir():
         raise FileNotFoundError(f"{data_dir}: no such data folder")
+    with paused_gc():  # millions of long-lived objects, no cycles: see bulkload.paused_gc
+        return _load_and_link(data_dir, as_of, cache)
+
+
+def _load_and_link(data_dir: Path, as_of: date | datetime | None, cache: bool) -> Catalog:
     paths = list(iter_data_files(data_dir))
     documents, problems = load_documents(data_dir, paths, cache=cache)
     problems.extend(future_observations(documents, as_of))
