@@ -123,7 +123,8 @@ def touch_one_run(data: Path) -> Path:
     return run
 
 
-def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: float = STEP_TIMEOUT) -> dict:
+def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: float = STEP_TIMEOUT,
+               previous: dict | None = None) -> dict:
     print(f"{runs:,} runs", flush=True)
     folder = work / f"runs-{runs}"
     data, cache, site = folder / "data", folder / "cache", folder / "site"
@@ -141,7 +142,12 @@ def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: floa
             steps.append(measure("build_noop", build, env, timeout))
             touch_one_run(data)
             steps.append(measure("build_one_change", build, env, timeout))
-    return {"runs": runs, "files": files, "steps": {step.name: asdict(step) for step in steps}}
+    measured = {step.name: asdict(step) for step in steps}
+    if not with_build and previous:
+        # Build steps measured by an earlier run stay in the record, marked with their date.
+        measured.update({name: {**step, "measured": previous["date"]}
+                         for name, step in previous["steps"].items() if name.startswith("build_")})
+    return {"runs": runs, "files": files, "steps": measured}
 
 
 def machine() -> dict:
@@ -152,8 +158,9 @@ def machine() -> dict:
         pass
     memory = ""
     try:
-        memory = next(line.split(":", 1)[1].strip() for line in open("/proc/meminfo") if line.startswith("MemTotal"))
-    except (OSError, StopIteration):
+        kib = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+        memory = f"{kib / 2**20:.0f} GiB"
+    except (OSError, StopIteration, ValueError):
         pass
     return {"nproc": os.cpu_count(), "cpu": cpu, "memory": memory, "python": platform.python_version(),
             "platform": platform.platform()}
@@ -168,7 +175,9 @@ def _cell(result: dict, name: str, field: str = "wall_s") -> str:
     if step is None:
         return "not yet measured"
     if not step["ok"]:
-        return f"> {step['wall_s']:.0f} (stopped)" if step["note"].startswith("stopped") else "failed"
+        if step["note"].startswith("stopped"):
+            return f"> {step['wall_s']:.0f} (stopped; {step['peak_rss_mib']:,.0f} MiB)"
+        return f"failed after {step['wall_s']:.0f} s ({step['peak_rss_mib']:,.0f} MiB)"
     return f"{step[field]:.1f}"
 
 
@@ -178,8 +187,9 @@ def table(results: list[dict]) -> str:
               "| no-op rebuild s | one changed run s | peak RSS MiB |")
     lines = [header, "|" + " --- |" * 10]
     for result in results:
-        rss = max((s["peak_rss_mib"] for n, s in result["steps"].items() if n != "synth" and s["ok"]), default=0)
-        cells = [f"{result['runs']:,}", f"{result['files']:,}", _cell(result, "synth")]
+        rss = max((s["peak_rss_mib"] for n, s in result["steps"].items() if n != "synth"), default=0)
+        when = f" (measured {result['measured']})" if result.get("measured") else ""
+        cells = [f"{result['runs']:,}{when}", f"{result['files']:,}", _cell(result, "synth")]
         cells += [f"{_cell(result, n)} ({_cell(result, n, 'cpu_s')} cpu)" if n in result["steps"] and result["steps"][n]["ok"]
                   else _cell(result, n) for n in names]
         cells.append(f"{rss:,.0f}")
@@ -208,7 +218,7 @@ def markdown(report: dict) -> str:
     if biggest:
         for name, limit in TARGETS.items():
             if name == "peak_rss_mib":
-                rss = max((s["peak_rss_mib"] for s in biggest["steps"].values() if s["ok"]), default=None)
+                rss = max((s["peak_rss_mib"] for n, s in biggest["steps"].items() if n != "synth"), default=None)
                 verdict.append(f"peak RSS {rss:,.0f} MiB (target ≤ {limit:,.0f})" if rss is not None else "")
                 continue
             step = biggest["steps"].get(name)
@@ -263,12 +273,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-record", action="store_true", help="print, but leave benchmarks/results and RESULTS.md alone")
     parser.add_argument("--notes", default="", help="a paragraph for RESULTS.md under the tables")
     parser.add_argument("--step-timeout", type=float, default=STEP_TIMEOUT, help="seconds before a step is stopped")
+    parser.add_argument("--build-max", type=int, default=None,
+                        help="build only at sizes up to this many runs (larger sizes keep their last recorded build)")
+    parser.add_argument("--render-only", action="store_true",
+                        help="rewrite the RESULTS.md section from results/build.json (with --notes) without measuring")
     args = parser.parse_args(argv)
+    if args.render_only:
+        report = json.loads(RESULTS_JSON.read_text(encoding="utf-8"))
+        report["notes"] = args.notes or report.get("notes", "")
+        write_results(report)
+        print(markdown(report))
+        return 0
 
     sizes = [int(size) for size in args.sizes.split(",")]
     with_build = not args.no_build and build_available()
     if not with_build:
         print("kernelindex build is not available: measuring validate only", flush=True)
+    previous = {}
+    if RESULTS_JSON.exists():
+        earlier = json.loads(RESULTS_JSON.read_text())
+        previous = {result["runs"]: {**result, "date": earlier["date"]} for result in earlier["results"]}
     work = args.workdir or Path(tempfile.mkdtemp(prefix="kernelindex-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/build.py" + ("" if args.sizes == "1000,10000,100000" else f" --sizes {args.sizes}")
@@ -283,12 +307,20 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         for runs in sizes:
-            report["results"].append(bench_size(runs, work, args.seed, with_build, args.step_timeout))
+            build_here = with_build and (args.build_max is None or runs <= args.build_max)
+            report["results"].append(bench_size(runs, work, args.seed, build_here, args.step_timeout,
+                                                previous.get(runs)))
             if not args.keep:
                 shutil.rmtree(work / f"runs-{runs}", ignore_errors=True)
     finally:
         if not args.keep and args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
+    # Sizes not measured this time keep their last record (with its date), so one size can be redone.
+    measured_sizes = {result["runs"] for result in report["results"]}
+    for runs, result in sorted(previous.items()):
+        if runs not in measured_sizes:
+            report["results"].append({**result, "measured": result.pop("date", None)})
+    report["results"].sort(key=lambda result: result["runs"])
     print()
     print(table(report["results"]))
     print()

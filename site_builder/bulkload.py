@@ -215,7 +215,9 @@ def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], disp
     chunks = [[(index, str(paths[index]), relatives[index], shown[index]) for index in misses[start:start + CHUNK]]
               for start in range(0, len(misses), CHUNK)]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
+        # Forked while the collector is paused: workers switch it back on, since parsing does make
+        # cyclic garbage (YAML nodes) and a worker keeps none of what it builds.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=gc.enable) as pool:
             for chunk in pool.map(_parse_chunk, [str(data_dir)] * len(chunks), chunks):
                 for index, key, kind, payload, pickled, problems in chunk:
                     document = None
