@@ -1,4 +1,4 @@
-"""The finding pages in headless Chromium (the browser suite's fixtures: tests/browser/conftest.py).
+"""The finding pages (issue 9) in headless Chromium, with this suite's fixtures (conftest.py).
 
 search.js in the browser answers as Python does; the search page answers from http:// and from
 file:// (its index then loads as a script); compare.js fetches and aligns run mirrors over HTTP and
@@ -15,18 +15,16 @@ import pytest
 from site_builder import urls
 from site_builder.search.match import search
 from site_builder.search.query import vocabulary
-from tests.browser.conftest import UNAVAILABLE, browser, browsing, bundled_site, bundled_url  # noqa: F401 (fixtures)
+from tests.discover.vectors import FIXED, random_queries
 
-from .test_search_js import FIXED, random_queries
-
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(UNAVAILABLE is not None, reason=f"BROWSER TESTS SKIPPED: {UNAVAILABLE}")]
+pytestmark = pytest.mark.browser
 
 
 def _index(site) -> dict:
     return json.loads((site / urls.SEARCH_INDEX).read_text(encoding="utf-8"))
 
 
-def test_search_js_in_chromium_answers_as_python(browsing, bundled_site, bundled_url):  # noqa: F811
+def test_search_js_in_chromium_answers_as_python(browsing, bundled_site, bundled_url):
     session = browsing(bundled_url)
     page, _ = session.open(bundled_url + urls.SEARCH)
     index = _index(bundled_site)
@@ -39,7 +37,7 @@ def test_search_js_in_chromium_answers_as_python(browsing, bundled_site, bundled
     assert not differing, differing[:5]
 
 
-def test_search_page_answers_and_brackets(browsing, bundled_site, bundled_url):  # noqa: F811
+def test_search_page_answers_and_brackets(browsing, bundled_site, bundled_url):
     session = browsing(bundled_url)
     page, _ = session.open(bundled_url + urls.SEARCH + "?q=" + quote("llama4-rope h100 bf16 seq=3000 hidden=8192"))
     page.wait_for_selector("table.brackets tbody tr")
@@ -54,7 +52,7 @@ def test_search_page_answers_and_brackets(browsing, bundled_site, bundled_url): 
     assert (bundled_site / href).is_file()
 
 
-def test_search_from_disk_loads_the_index_as_a_script(browsing, bundled_site):  # noqa: F811
+def test_search_from_disk_loads_the_index_as_a_script(browsing, bundled_site):
     session = browsing(None)
     root = bundled_site.resolve().as_uri() + "/"
     page, _ = session.open(root + urls.SEARCH + "?q=" + quote("llama4-rope h100 seq=3000"))
@@ -62,7 +60,7 @@ def test_search_from_disk_loads_the_index_as_a_script(browsing, bundled_site):  
     assert "Search index loaded" in page.inner_text("#search-status")
 
 
-def test_compare_over_http_and_from_disk(browsing, bundled_site, bundled_url):  # noqa: F811
+def test_compare_over_http_and_from_disk(browsing, bundled_site, bundled_url):
     session = browsing(bundled_url)
     mirror = json.loads((bundled_site / urls.mirror(urls.COMPARE)).read_text(encoding="utf-8"))
     page, _ = session.open(bundled_url + mirror["example"])
@@ -81,7 +79,7 @@ def test_compare_over_http_and_from_disk(browsing, bundled_site, bundled_url):  
     assert "file://" in page.inner_text("#compare-status")
 
 
-def test_records_filter_in_place(browsing, bundled_site, bundled_url):  # noqa: F811
+def test_records_filter_in_place(browsing, bundled_site, bundled_url):
     session = browsing(bundled_url)
     page, _ = session.open(bundled_url + urls.RECORDS)
     assert page.locator("#ledger-filter").is_visible()
