@@ -34,6 +34,12 @@ def speedup(times: float) -> str:
     return f"{times:.2f}× faster than" if times >= 1 else f"{1 / times:.2f}× slower than"
 
 
+def lead_and_rest(markdown: str) -> tuple[str, str]:
+    """A description's first paragraph (shown) and the rest (behind "More about this kernel")."""
+    lead, _, rest = markdown.strip().partition("\n\n")
+    return lead, rest.strip()
+
+
 def metric_name(metric: str | None) -> str:
     return (metric or "value").split(":", 1)[0].capitalize()
 
@@ -64,13 +70,14 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            auto_reload=False,  # templates do not change during a build: no stat() per page
         )
         self.env.filters.update(
             latency=formatting.latency, ratio=formatting.ratio, percent=formatting.percent, day=formatting.day,
             number=formatting.number, short_digest=formatting.short_digest, markdown=render_markdown,
             measure=formatting.measure, speedup=speedup, metric_name=metric_name, reason_text=reason_text,
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
-            pretty_json=pretty_json,
+            pretty_json=pretty_json, lead_and_rest=lead_and_rest,
         )
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
                                 vega_bundle=vega_bundle)
