@@ -15,7 +15,7 @@ from .catalog import (
     CatalogIndex, environment_pages, hardware_pages, implementation_tasks, listing_pages, protocol_pages, source_pages,
 )
 from .common import ViewFactory
-from .discover import discover_pages
+from .discover import discover_tasks
 from .kernel import kernel_tasks
 from .run import group_tasks, run_tasks
 from .site import challenges_page, index_page, methodology_page
@@ -43,7 +43,7 @@ def page_tasks(board: Leaderboard, methodology_markdown: str) -> list[PageTask]:
         lambda: listing_pages(factory, index),
         _one(lambda: challenges_page(factory)),
         _one(lambda: methodology_page(factory, methodology_markdown)),
-        lambda: discover_pages(factory),  # search, records, GPUs, models, compare (issue 9)
+        *discover_tasks(factory),  # search, records, GPUs, models, compare (issue 9)
     ]
 
 

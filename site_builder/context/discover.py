@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 from .. import urls
@@ -12,6 +13,7 @@ from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
     RECENT_BREAKS, LedgerEntry, by_evidence, by_gpu, by_source, pages,
 )
+from ..discover.gpus import GpuKey
 from ..discover.state import Discovery, discovery
 from ..discover.views import (
     CompareFieldHelp, ComparePage, FacetHelp, FamilyCoverage, FamilyEntry, FilterLink, GpuEntry, GpuPage, GpuSummary,
@@ -114,15 +116,30 @@ class DiscoverContext:
         return self.board.implementations[implementation].source_url is not None
 
 
-def discover_pages(factory: ViewFactory) -> Iterator[Page]:
+PageTask = Callable[[], Iterable[Page]]
+
+
+def discover_tasks(factory: ViewFactory) -> list[PageTask]:
+    """The finding pages as tasks, one page each (the ledger's pages are many at scale), so the
+    renderer can spread them over workers. What every task shares (the ledger, its filters) is
+    derived here, before workers fork, so each worker starts with it."""
     context = DiscoverContext(factory)
-    yield search_page(context)
-    yield from records_pages(context)
-    yield gpus_page(context)
-    yield from gpu_pages(context)
-    yield models_page(context)
-    yield from model_pages(context)
-    yield compare_page(context)
+    plans = records_plan(context)  # the ledger, every filter's entries
+    for shared in ("cohorts_by_gpu", "runs_by_gpu", "gpu_by_slug", "records_held", "best_rank"):
+        getattr(context.found, shared)
+    tasks: list[PageTask] = [lambda: (search_page(context),)]
+    tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
+    tasks.append(lambda: (gpus_page(context),))
+    tasks += [lambda key=key: (gpu_page(context, key),) for key in context.found.gpus]
+    tasks.append(lambda: (models_page(context),))
+    tasks += [lambda model=model: (model_page(context, model),) for model in context.models]
+    tasks.append(lambda: (compare_page(context),))
+    return tasks
+
+
+def discover_pages(factory: ViewFactory) -> Iterator[Page]:
+    for task in discover_tasks(factory):
+        yield from task()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -211,34 +228,61 @@ def _filters(context: DiscoverContext) -> list[tuple[FilterLink, Callable[[Ledge
     return filters
 
 
-def records_pages(context: DiscoverContext) -> Iterator[RecordsPage]:
+@dataclass(frozen=True, slots=True)
+class RecordsPlan:
+    """One ledger page: a view of a filter, and the entries on it."""
+
+    view: str
+    chosen: FilterLink
+    links: list[FilterLink]
+    total: int
+    number: int
+    count: int  # pages of this view and filter
+    entries: Sequence[LedgerEntry]
+    breaks: Sequence[LedgerEntry]
+
+
+def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
     found = context.found
     filters = _filters(context)
     links = [link for link, _ in filters]
+    plans = []
     for chosen, predicate in filters:
         if chosen.url is None:
             continue
-        facet = chosen.facet if chosen.facet != "all" else None
-        marked = [link.model_copy(update={"selected": link is chosen}) for link in links]
-        selected = chosen.model_copy(update={"selected": True})
         for view, entries in (("current", found.current), ("history", found.events)):
             chosen_entries: Sequence[LedgerEntry] = entries if predicate is None else [e for e in entries if predicate(e)]
             breaks = [] if view == "history" else [e for e in found.breaks if predicate is None or predicate(e)][:RECENT_BREAKS]
             cut = pages(chosen_entries)
-            page_links = [Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, len(cut) + 1)]
-            views = [Link(title="Current records", url=urls.records("current", facet, chosen.value)),
-                     Link(title="Record history", url=urls.records("history", facet, chosen.value))]
             for number, entries_on_page in enumerate(cut, 1):
-                what = "Current records" if view == "current" else "Record history"
-                title = what if facet is None else f"{what} · {chosen.title}"
-                if len(cut) > 1:
-                    title += f" · page {number} of {len(cut)}"
-                yield RecordsPage(
-                    **context.page("records", title, urls.records(view, facet, chosen.value, number)),
-                    view=view, filter=selected, filters=marked, views=views, total=len(chosen_entries),
-                    page_number=number, pages=page_links, rows=[context.record_row(e) for e in entries_on_page],
-                    breaks=[context.record_row(e) for e in breaks] if number == 1 else [], feed=urls.RECORDS_FEED,
-                )
+                plans.append(RecordsPlan(view, chosen, links, len(chosen_entries), number, len(cut), entries_on_page,
+                                         breaks if number == 1 else []))
+    return plans
+
+
+def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
+    chosen, view, number = plan.chosen, plan.view, plan.number
+    facet = chosen.facet if chosen.facet != "all" else None
+    what = "Current records" if view == "current" else "Record history"
+    title = what if facet is None else f"{what} · {chosen.title}"
+    if plan.count > 1:
+        title += f" · page {number} of {plan.count}"
+    return RecordsPage(
+        **context.page("records", title, urls.records(view, facet, chosen.value, number)),
+        view=view, filter=chosen.model_copy(update={"selected": True}),
+        filters=[link.model_copy(update={"selected": link is chosen}) for link in plan.links],
+        views=[Link(title="Current records", url=urls.records("current", facet, chosen.value)),
+               Link(title="Record history", url=urls.records("history", facet, chosen.value))],
+        total=plan.total, page_number=number,
+        pages=[Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, plan.count + 1)],
+        rows=[context.record_row(e) for e in plan.entries], breaks=[context.record_row(e) for e in plan.breaks],
+        feed=urls.RECORDS_FEED,
+    )
+
+
+def records_pages(context: DiscoverContext) -> Iterator[RecordsPage]:
+    for plan in records_plan(context):
+        yield records_page(context, plan)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -261,41 +305,45 @@ def gpus_page(context: DiscoverContext) -> GpusPage:
 
 
 def gpu_pages(context: DiscoverContext) -> Iterator[GpuPage]:
+    for key in context.found.gpus:
+        yield gpu_page(context, key)
+
+
+def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
     found, factory, board = context.found, context.factory, context.board
-    for key in found.gpus:
-        cohorts = found.cohorts_by_gpu.get(key.slug, [])
-        by_operation: dict[str, list[Cohort]] = {}
-        for cohort in cohorts:
-            by_operation.setdefault(cohort.operation, []).append(cohort)
-        coverage = []
-        for family, names in context.families.items():
-            family_cohorts = [c for name in names for c in by_operation.get(name, ())]
-            rows = [row for c in family_cohorts for row in c.rows]
-            coverage.append(FamilyCoverage(
-                family=family, operations=len(names),
-                measured=[factory.operation_link(name) for name in names if name in by_operation],
-                never_measured=[factory.operation_link(name) for name in names if name not in by_operation],
-                eligible_runs=len(rows), with_source=sum(1 for row in rows if context.has_source(row.run.implementation)),
-                records=len(family_cohorts), last_observed=max((c.last_observed for c in family_cohorts), default=None)))
-        holders: Counter = Counter()
-        for cohort in cohorts:
-            for implementation in {row.run.implementation for row in cohort.rows if row.rank == 1}:
-                holders[implementation] += 1
-        runs = found.runs_by_gpu.get(key.slug, [])
-        environments = sorted(env for env, gpu in found.gpu_of_environment.items() if gpu.slug == key.slug)
-        yield GpuPage(
-            **context.page("gpu", key.label, urls.gpu(key.slug)),
-            slug=key.slug, label=key.label, product=key.product, hardware=factory.hardware_link(key.datasheet),
-            architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
-            priority=context.priority(key.slug), environments=[factory.environment_link(env) for env in environments],
-            runs=len(runs), eligible_runs=sum(1 for run in runs if run.name not in board.reasons), records=len(cohorts),
-            holders=[HolderCount(implementation=Link(title=factory.implementation(name).title, url=urls.implementation(name)),
-                                 operation=factory.operation_link(context.catalog.implementations[name].refs["operation"].name),
-                                 records=count)
-                     for name, count in sorted(holders.items(), key=lambda item: (-item[1], factory.implementation(item[0]).title, item[0]))],
-            records_url=urls.records("current", "gpu", key.slug) if cohorts else None,
-            coverage=coverage, last_observed=max((run.observed_at for run in runs), default=None),
-        )
+    cohorts = found.cohorts_by_gpu.get(key.slug, [])
+    by_operation: dict[str, list[Cohort]] = {}
+    for cohort in cohorts:
+        by_operation.setdefault(cohort.operation, []).append(cohort)
+    coverage = []
+    for family, names in context.families.items():
+        family_cohorts = [c for name in names for c in by_operation.get(name, ())]
+        rows = [row for c in family_cohorts for row in c.rows]
+        coverage.append(FamilyCoverage(
+            family=family, operations=len(names),
+            measured=[factory.operation_link(name) for name in names if name in by_operation],
+            never_measured=[factory.operation_link(name) for name in names if name not in by_operation],
+            eligible_runs=len(rows), with_source=sum(1 for row in rows if context.has_source(row.run.implementation)),
+            records=len(family_cohorts), last_observed=max((c.last_observed for c in family_cohorts), default=None)))
+    holders: Counter = Counter()
+    for cohort in cohorts:
+        for implementation in {row.run.implementation for row in cohort.rows if row.rank == 1}:
+            holders[implementation] += 1
+    runs = found.runs_by_gpu.get(key.slug, [])
+    environments = sorted(env for env, gpu in found.gpu_of_environment.items() if gpu.slug == key.slug)
+    return GpuPage(
+        **context.page("gpu", key.label, urls.gpu(key.slug)),
+        slug=key.slug, label=key.label, product=key.product, hardware=factory.hardware_link(key.datasheet),
+        architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
+        priority=context.priority(key.slug), environments=[factory.environment_link(env) for env in environments],
+        runs=len(runs), eligible_runs=sum(1 for run in runs if run.name not in board.reasons), records=len(cohorts),
+        holders=[HolderCount(implementation=Link(title=factory.implementation(name).title, url=urls.implementation(name)),
+                             operation=factory.operation_link(context.catalog.implementations[name].refs["operation"].name),
+                             records=count)
+                 for name, count in sorted(holders.items(), key=lambda item: (-item[1], factory.implementation(item[0]).title, item[0]))],
+        records_url=urls.records("current", "gpu", key.slug) if cohorts else None,
+        coverage=coverage, last_observed=max((run.observed_at for run in runs), default=None),
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -320,21 +368,26 @@ def _model_cell(context: DiscoverContext, operation: str, slug: str, cohorts: li
 
 
 def model_pages(context: DiscoverContext) -> Iterator[ModelPage]:
+    for model in context.models:
+        yield model_page(context, model)
+
+
+def model_page(context: DiscoverContext, model: str) -> ModelPage:
     found = context.found
-    for model, operations in context.models.items():
-        cells: dict[tuple[str, str], list[Cohort]] = {}
-        for cohort in found.ranked_cohorts:
-            if cohort.operation in operations:
-                cells.setdefault((cohort.operation, found.gpu_of(cohort).slug), []).append(cohort)
-        slugs = sorted({slug for _, slug in cells} | {key.slug for key in found.gpus if context.priority(key.slug)},
-                       key=lambda slug: (found.gpu_by_slug[slug].label.casefold(), slug))
-        rows = [ModelOperation(operation=context.factory.operation_link(name),
-                               cells=[_model_cell(context, name, slug, cells.get((name, slug), [])) for slug in slugs])
-                for name in operations]
-        gaps = [f"{row.operation.title} · {found.gpu_by_slug[cell.gpu].label}" for row in rows for cell in row.cells
-                if cell.cohort is None]
-        yield ModelPage(**context.page("model", model, urls.model(model)), slug=model,
-                        gpus=[context.gpu_entry(slug) for slug in slugs], operations=rows, gaps=gaps)
+    operations = context.models[model]
+    cells: dict[tuple[str, str], list[Cohort]] = {}
+    for cohort in found.ranked_cohorts:
+        if cohort.operation in operations:
+            cells.setdefault((cohort.operation, found.gpu_of(cohort).slug), []).append(cohort)
+    slugs = sorted({slug for _, slug in cells} | {key.slug for key in found.gpus if context.priority(key.slug)},
+                   key=lambda slug: (found.gpu_by_slug[slug].label.casefold(), slug))
+    rows = [ModelOperation(operation=context.factory.operation_link(name),
+                           cells=[_model_cell(context, name, slug, cells.get((name, slug), [])) for slug in slugs])
+            for name in operations]
+    gaps = [f"{row.operation.title} · {found.gpu_by_slug[cell.gpu].label}" for row in rows for cell in row.cells
+            if cell.cohort is None]
+    return ModelPage(**context.page("model", model, urls.model(model)), slug=model,
+                     gpus=[context.gpu_entry(slug) for slug in slugs], operations=rows, gaps=gaps)
 
 
 def models_page(context: DiscoverContext) -> ModelsPage:
