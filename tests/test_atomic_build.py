@@ -61,10 +61,11 @@ def assert_untouched(workdir: Path, before: dict) -> None:
 STAGES = {
     "load": ("load_catalog", None),
     "derive": ("derive_leaderboard", None),
-    "context": ("site_pages", None),
-    "render": ("Renderer", "page"),
-    "mirror": ("mirror_json", None),
-    "vega-bundle": ("vega_bundle", None),
+    "context": ("page_tasks", None),
+    "render": ("render_pages", None),
+    "mirror": ("MirrorIndex", "add_document"),
+    "finding-pages": ("discover_outputs", None),
+    "vega-bundle": ("start_vega_bundle", None),
     "schemas": ("page_schemas", None),
     "methodology": ("_methodology", None),
     "commit": ("Outputs", "commit"),
@@ -145,7 +146,7 @@ def test_a_bad_data_file_stops_the_cli_and_changes_nothing(workdir):
 
 def test_a_first_build_that_fails_creates_no_folder(workdir, monkeypatch):
     shutil.rmtree(workdir / "site")
-    monkeypatch.setattr(build, "mirror_json", boom)
+    monkeypatch.setattr(build, "discover_outputs", boom)
     with pytest.raises(Injected):
         build.build_site(workdir / "data", workdir / "site", as_of=AS_OF)
     assert {p.name for p in workdir.iterdir()} <= {"data", ".cache"}
