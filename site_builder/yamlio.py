@@ -48,6 +48,16 @@ def _safe_yaml() -> YAML:
     return _local.safe
 
 
+def _event_loader() -> Any:
+    """The safe loader, built from parser events where it can be (``fastyaml``): same values."""
+    if not hasattr(_local, "events"):
+        from .fastyaml import EventLoader
+
+        yaml = _safe_yaml()
+        _local.events = EventLoader(yaml) if yaml.Parser.__name__ == "CParser" else yaml
+    return _local.events
+
+
 def _round_trip_yaml() -> YAML:
     if not hasattr(_local, "rt"):
         yaml = YAML(typ="rt")
@@ -176,7 +186,7 @@ def load_text(text: str, path: str) -> tuple[Any, list[Problem]]:
     if problems:
         return None, problems
     try:
-        value = _safe_yaml().load(text)
+        value = _event_loader().load(text)
     except YAMLError as error:
         return None, [_yaml_problem(error, path)]
     except RecursionError:
