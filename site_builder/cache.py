@@ -32,7 +32,8 @@ FORMAT = b"kernelindex-parse-cache 1"
 ENV_DIR = "KERNELINDEX_CACHE_DIR"
 
 # The modules whose code decides whether a file is valid and what its model holds.
-_VERSIONED_MODULES = ("schemas", "site_builder.yamlio", "site_builder.load", "site_builder.cache", "site_builder.bulkload")
+_VERSIONED_MODULES = ("schemas", "site_builder.yamlio", "site_builder.fastyaml", "site_builder.load", "site_builder.cache",
+                      "site_builder.bulkload")
 
 
 def _code_version() -> bytes:
