@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import altair as alt
@@ -61,7 +61,8 @@ class ChartRenderer:
 
     def svg(self, chart: ChartView) -> Markup:
         if chart.kind == "history":
-            points = [(datetime.fromisoformat(str(p.x)).replace(tzinfo=timezone.utc), p.value, p.label or "") for p in chart.series[0].points]
+            points = [(datetime.fromisoformat(str(p.x).replace("Z", "+00:00")), p.value, p.label or "")
+                      for p in chart.series[0].points]
             return staircase_svg(points, chart.unit, f"{chart.title}: {chart.caption}")
         return self._placeholder(chart.spec)
 

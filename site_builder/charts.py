@@ -78,7 +78,7 @@ def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str
                  alt.Tooltip("value:Q", title=f"record ({unit})", format=".4~r")],
     )
     series = [Series(name="record", points=[
-        SeriesPoint(x=e.run.observed_at.strftime("%Y-%m-%d"), value=e.run.value, run=e.run.name, url=urls.run(e.run.name),
+        SeriesPoint(x=e.run.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ"), value=e.run.value, run=e.run.name, url=urls.run(e.run.name),
                     label=implementation_titles[e.run.implementation]) for e in events])]
     return ChartView(kind="history", title="Record history", x_title="observed", y_title="record", unit=events[0].run.unit, series=series,
                      spec=_config(chart).to_dict(validate=False), caption="each point is a run that set a new record")

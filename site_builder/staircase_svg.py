@@ -22,6 +22,7 @@ LINE = "#4c78a8"  # Vega's first category colour, as the interactive chart draws
 GRID = "#e4e7eb"
 TEXT = "#4a5560"
 Y_TICKS = 4
+MIN_LABEL_GAP = 140  # px between the first and last date labels, or only the first is drawn
 
 
 def _nice_top(value: float) -> float:
@@ -60,8 +61,12 @@ def staircase_svg(points: Sequence[tuple[datetime, float, str]], unit: str, labe
         value = top * index / Y_TICKS
         parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(value):.1f}" y2="{y(value):.1f}" stroke="{GRID}"/>')
         parts.append(f'<text x="{LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape(measure(value, unit))}</text>')
-    for when, anchor in ((points[0][0], "start"), (points[-1][0], "end")):
-        parts.append(f'<text x="{x(when.timestamp()):.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">{day(when)}</text>')
+    first, last = points[0][0], points[-1][0]
+    ends = [(first, "start"), (last, "end")] if x(last.timestamp()) - x(first.timestamp()) > MIN_LABEL_GAP else [(first, "start")]
+    same_day = first.date() == last.date()  # then the times tell the records apart
+    for when, anchor in ends:
+        label = when.strftime("%Y-%m-%d %H:%M" if anchor == "start" else "%H:%M") if same_day else day(when)
+        parts.append(f'<text x="{x(when.timestamp()):.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">{label}</text>')
     parts.append("</g>")
     # Step after: a record holds until the next one is observed, then drops; it still holds today.
     path = [f"M{x(times[0]):.1f},{y(points[0][1]):.1f}"]

@@ -61,9 +61,6 @@ class Outputs:
     def __getitem__(self, path: str) -> bytes:
         return self._files[path]
 
-    def count(self, prefix: str = "", suffix: str = "") -> int:
-        return sum(1 for path in self._files if path.startswith(prefix) and path.endswith(suffix))
-
     def commit(self, target: Path) -> None:
         target = target.resolve()
         if target.exists() and not target.is_dir():
