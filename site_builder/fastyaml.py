@@ -62,7 +62,7 @@ class EventLoader:
         known = self.memo.get(key)
         if known is not None:
             return known[0]
-        tag = str(self.resolver.resolve(ScalarNode, event.value, event.implicit))
+        tag = self._resolve(event.value, event.implicit)
         if tag == _STR:
             value = event.value
         elif tag in _SCALAR_TAGS:
@@ -73,6 +73,20 @@ class EventLoader:
             self.memo.clear()
         self.memo[key] = (value,)
         return value
+
+    def _resolve(self, value: str, implicit: tuple[bool, bool]) -> str:
+        """``str(resolver.resolve(ScalarNode, value, implicit))`` without building a Tag object:
+        the same table of (tag, pattern) by first character, tried in the same order."""
+        resolver = self.resolver
+        if resolver.yaml_path_resolvers:
+            return str(resolver.resolve(ScalarNode, value, implicit))
+        if implicit[0]:
+            table = resolver.versioned_resolver
+            candidates = table.get(value[0] if value else "", []) + table.get(None, [])
+            for tag, pattern in candidates:
+                if pattern.match(value):
+                    return tag
+        return _STR
 
     def _load(self, text: str) -> Any:
         parser = self.parser_class(text)

@@ -83,10 +83,10 @@ def decode(raw: bytes, path: str) -> tuple[str | None, list[Problem]]:
     except UnicodeDecodeError as error:
         line, column = _position(raw, error.start)
         return None, [Problem(path, line, column, f"bytes are not UTF-8 (0x{raw[error.start]:02x})")]
-    for index, char in enumerate(text):
-        if char == "\x00":
-            line, column = _position(raw, len(text[:index].encode("utf-8")))
-            return None, [Problem(path, line, column, "NUL byte in a text file")]
+    index = text.find("\x00")
+    if index >= 0:
+        line, column = _position(raw, len(text[:index].encode("utf-8")))
+        return None, [Problem(path, line, column, "NUL byte in a text file")]
     return text, []
 
 
