@@ -1,0 +1,155 @@
+"""The build's small parts: safe Markdown, formatting, URLs, the as-of date, the writer and chart safety."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from site_builder import formatting, urls
+from site_builder.asof import from_source_date_epoch, resolve_as_of
+from site_builder.chart_svg import spec_json
+from site_builder.markdown import render_markdown, safe_link
+from site_builder.staircase_svg import staircase_svg
+from site_builder.write import OutputError, Outputs, check_output_path
+
+
+# -- Markdown ----------------------------------------------------------------------------------
+
+def test_markdown_shows_raw_html_as_text():
+    html = render_markdown("Hi <script>alert(1)</script> <img src=x onerror=alert(1)>")
+    assert "<script>" not in html and "<img" not in html and "&lt;script&gt;" in html
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "java\tscript:alert(1)",
+                                 "data:text/html,<script>alert(1)</script>", "vbscript:x", "file:///etc/passwd"])
+def test_markdown_refuses_dangerous_link_schemes(url):
+    assert not safe_link(url)
+    assert "href" not in render_markdown(f"[click]({url})")
+
+
+@pytest.mark.parametrize("url", ["https://example.org/x", "http://example.org", "mailto:a@b.c", "#section", "../runs/x.html"])
+def test_markdown_keeps_ordinary_links(url):
+    assert safe_link(url) and f'href="{url}"' in render_markdown(f"[ok]({url})")
+
+
+def test_markdown_renders_tables_and_code():
+    html = render_markdown("| a | b |\n| --- | --- |\n| 1 | 2 |\n\n`x < y`")
+    assert "<table>" in html and "<code>x &lt; y</code>" in html
+
+
+# -- Formatting --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ns, text", [
+    (999, "999 ns"), (12_520, "12.5 µs"), (5_050, "5.05 µs"), (81_280, "81.3 µs"), (206_496, "206.5 µs"),
+    (999_600, "1.00 ms"), (1_455_000, "1.46 ms"), (10_488_927, "10.5 ms"), (2_684_000, "2.68 ms"), (None, "–"),
+])
+def test_latency(ns, text):
+    assert formatting.latency(ns) == text
+
+
+def test_other_formats():
+    assert formatting.ratio(206.496 / 81.28) == "2.54×"
+    assert formatting.percent(0.67) == "67%"
+    assert formatting.measure(36.8, "MiB") == "36.8 MiB" and formatting.measure(81_280, "ns") == "81.3 µs"
+    assert formatting.number(41_943_040) == "41,943,040"
+    assert formatting.short_digest("sha256:224b946feeec0123") == "224b946feeec…"
+    assert formatting.day(datetime(2025, 8, 7, 21, 42, tzinfo=timezone.utc)) == "2025-08-07"
+
+
+# -- URLs ----------------------------------------------------------------------------------------
+
+def test_links_are_relative_to_the_page():
+    assert urls.relative("runs/x.html", "kernels/op.html") == "../runs/x.html"
+    assert urls.relative("runs/x.html", "kernels/op/w.html") == "../../runs/x.html"
+    assert urls.relative("static/style.css", "index.html") == "static/style.css"
+    assert urls.relative("https://example.org", "runs/x.html") == "https://example.org"
+
+
+def test_every_page_has_one_mirror_path():
+    assert urls.mirror("runs/x.html") == "api/v1/runs/x.json"
+    assert urls.mirror(urls.INDEX) == "api/v1/kernels.json" != urls.API_INDEX
+    assert urls.workload("op", "w", headline="w") == urls.kernel("op")
+    assert urls.workload("op", "v", headline="w") == "kernels/op/v.html"
+
+
+# -- As-of date ----------------------------------------------------------------------------------
+
+def test_as_of_order(tmp_path):
+    observed = [datetime(2025, 8, 7, tzinfo=timezone.utc)]
+    assert resolve_as_of(date(2026, 1, 2), {"SOURCE_DATE_EPOCH": "0"}, tmp_path, observed) == (date(2026, 1, 2), "--as-of")
+    assert resolve_as_of(None, {"SOURCE_DATE_EPOCH": "1780000000"}, tmp_path, observed)[0] == date(2026, 5, 28)
+    # Outside git and without SOURCE_DATE_EPOCH: the newest observation, never the clock.
+    assert resolve_as_of(None, {}, tmp_path, observed) == (date(2025, 8, 7), "newest observation")
+    with pytest.raises(ValueError):
+        from_source_date_epoch({"SOURCE_DATE_EPOCH": "yesterday"})
+
+
+def test_as_of_from_the_last_commit_touching_the_data():
+    data = Path(__file__).resolve().parents[2] / "data"
+    found, source = resolve_as_of(None, {}, data, [])
+    assert source == "last commit touching the data" and found <= date.today()
+
+
+# -- Writer --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["../x.html", "/etc/passwd", "a/../../x", "a//b", "./a", "", "a\\b", "a/./b"])
+def test_output_paths_stay_inside_the_folder(path):
+    with pytest.raises(OutputError):
+        check_output_path(path)
+
+
+def test_two_outputs_cannot_claim_one_path():
+    outputs = Outputs()
+    outputs.add("runs/a.html", "one", by="run a")
+    with pytest.raises(OutputError, match="two outputs claim runs/a.html: run a and run A"):
+        outputs.add("runs/a.html", "two", by="run A")
+
+
+def test_commit_replaces_the_site_as_a_whole(tmp_path):
+    target = tmp_path / "site"
+    first = Outputs()
+    first.add("index.html", "old")
+    first.add("runs/gone.html", "orphan")
+    first.commit(target)
+    second = Outputs()
+    second.add("index.html", "new")
+    second.commit(target)
+    assert (target / "index.html").read_text() == "new" and not (target / "runs").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folders left behind
+
+
+def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
+    target = tmp_path / "site"
+    first = Outputs()
+    first.add("index.html", "old")
+    first.commit(target)
+    broken = Outputs()
+    broken.add("index.html", "new")
+    broken.add("runs/a.html", "x")
+
+    def fail(self, root):
+        (root / "index.html").write_text("half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Outputs, "_write_all", fail)
+    with pytest.raises(OSError):
+        broken.commit(target)
+    assert (target / "index.html").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+# -- Charts ----------------------------------------------------------------------------------------
+
+def test_inline_spec_cannot_close_its_script_tag():
+    text = spec_json({"title": "</script><script>alert(1)</script>"})
+    assert "</script>" not in text and "\\u003c/script\\u003e" in text
+
+
+def test_staircase_escapes_names_and_reads_as_an_image():
+    points = [(datetime(2025, 1, 1, tzinfo=timezone.utc), 200_000.0, "<b>a</b>"),
+              (datetime(2025, 6, 1, tzinfo=timezone.utc), 81_280.0, "Liger & co")]
+    svg = staircase_svg(points, "ns", "Record history")
+    assert svg.startswith("<svg") and 'role="img"' in svg
+    assert "<b>" not in svg and "&lt;b&gt;" in svg and "Liger &amp; co: 81.3 µs, 2025-06-01" in svg
