@@ -222,7 +222,7 @@ def markdown(report: dict) -> str:
                 verdict.append(f"peak RSS {rss:,.0f} MiB (target ≤ {limit:,.0f})" if rss is not None else "")
                 continue
             step = biggest["steps"].get(name)
-            shown = name.replace("build_", "").replace("_", " ")
+            shown = {"build_cold": "cold build", "build_noop": "no-op rebuild", "build_one_change": "one changed run"}[name]
             verdict.append(f"{shown}: " + (f"{step['wall_s']:.1f} s (target ≤ {limit:.0f} s)" if step and step["ok"]
                                           else "not yet measured" if not step else "failed"))
     loads = [s["load_before"] for r in results for s in r["steps"].values()]
@@ -319,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     measured_sizes = {result["runs"] for result in report["results"]}
     for runs, result in sorted(previous.items()):
         if runs not in measured_sizes:
-            report["results"].append({**result, "measured": result.pop("date", None)})
+            measured = result.pop("date", None)
+            report["results"].append({**result, **({"measured": measured} if measured != report["date"] else {})})
     report["results"].sort(key=lambda result: result["runs"])
     print()
     print(table(report["results"]))
