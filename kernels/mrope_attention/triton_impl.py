@@ -24,27 +24,9 @@ import math
 
 import torch
 
-_CAT_CACHE: dict = {}
+from ..fused_weights import fused_qkv_weights
+
 BLOCKED_THRESHOLD = -1.0e30  # a mask entry <= this counts as blocked (finfo.min is -3.39e38)
-
-
-def _key(ts):
-    return tuple((t.data_ptr(), t._version, tuple(t.shape), t.dtype, str(t.device)) for t in ts)
-
-
-def fused_qkv_weights(inputs: dict):
-    ts = (inputs["wq"], inputs["wk"], inputs["wv"], inputs["bq"], inputs["bk"], inputs["bv"])
-    key = _key(ts)
-    hit = _CAT_CACHE.get(key)
-    if hit is None:
-        w = torch.cat(ts[:3], 0)
-        bias = torch.cat(ts[3:], 0)
-        if len(_CAT_CACHE) >= 8:
-            _CAT_CACHE.pop(next(iter(_CAT_CACHE)))
-        hit = (w.t(), bias, ts)
-        _CAT_CACHE[key] = hit
-    return hit[0], hit[1]
-
 
 _LAUNCHERS = None
 

@@ -18,26 +18,7 @@ import math
 
 import torch
 
-_CAT_CACHE: dict = {}
-
-
-def _key(ts):
-    return tuple((t.data_ptr(), t._version, tuple(t.shape), t.dtype, str(t.device)) for t in ts)
-
-
-def fused_qkv_weights(inputs: dict):
-    ts = (inputs["wq"], inputs["wk"], inputs["wv"], inputs["bq"], inputs["bk"], inputs["bv"])
-    key = _key(ts)
-    hit = _CAT_CACHE.get(key)
-    if hit is None:
-        w = torch.cat(ts[:3], 0)
-        bias = torch.cat(ts[3:], 0)
-        if len(_CAT_CACHE) >= 8:
-            _CAT_CACHE.pop(next(iter(_CAT_CACHE)))
-        hit = (w.t(), bias, ts)  # keep ts alive so the pointers in the key stay valid
-        _CAT_CACHE[key] = hit
-    return hit[0], hit[1]
-
+from ..fused_weights import fused_qkv_weights
 
 _LAUNCHER = None
 _BWD_LAUNCHER = None
