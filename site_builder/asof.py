@@ -36,9 +36,8 @@ def last_commit_date(data_dir: Path) -> date | None:
     return datetime.fromtimestamp(int(stamp), tz=timezone.utc).date()
 
 
-def resolve_as_of(explicit: date | None, environ: Mapping[str, str], data_dir: Path,
-                  observed: Iterable[datetime]) -> tuple[date, str]:
-    """(the date, where it came from) for the build summary."""
+def as_of_before_loading(explicit: date | None, environ: Mapping[str, str], data_dir: Path) -> tuple[date, str] | None:
+    """(the date, where it came from) when it does not depend on the data; None when it does."""
     if explicit is not None:
         return explicit, "--as-of"
     epoch = from_source_date_epoch(environ)
@@ -47,6 +46,15 @@ def resolve_as_of(explicit: date | None, environ: Mapping[str, str], data_dir: P
     committed = last_commit_date(data_dir)
     if committed is not None:
         return committed, "last commit touching the data"
+    return None
+
+
+def resolve_as_of(explicit: date | None, environ: Mapping[str, str], data_dir: Path,
+                  observed: Iterable[datetime], known: tuple[date, str] | None = None) -> tuple[date, str]:
+    """(the date, where it came from) for the build summary; ``known``: ``as_of_before_loading``'s answer."""
+    early = known if known is not None else as_of_before_loading(explicit, environ, data_dir)
+    if early is not None:
+        return early
     newest = max(observed, default=None)
     if newest is not None:
         return newest.date(), "newest observation"

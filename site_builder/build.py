@@ -1,12 +1,16 @@
 """``kernelindex build``: the whole site from ``data/``, read top to bottom.
 
 load → validate → link (``load_catalog``) → derive → context → render → write. Everything is
-read and derived before anything is written, every output is collected in memory, and the site
-folder is swapped in only when the whole build succeeded.
+read and derived before anything is written; outputs then stream into a staging folder, which is
+swapped in for the site only when the whole build succeeded. A build whose inputs are unchanged
+since the site on disk was built stops after fingerprinting them; otherwise unchanged pages and
+files are reused from the previous site (``manifest``), and the output is byte-identical to a
+clean build either way.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
@@ -18,7 +22,8 @@ from pathlib import Path
 import click
 
 from . import urls
-from .asof import from_source_date_epoch, resolve_as_of
+from .asof import as_of_before_loading, from_source_date_epoch, resolve_as_of
+from .cache import default_cache_dir
 from .chart_svg import start_vega_bundle
 from .context import page_tasks
 from .derive.comparison import COMPARISON_KEY_VERSION
@@ -30,6 +35,8 @@ from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
+from .fingerprint import build_fingerprint, code_fingerprint
+from .manifest import SiteManifest, forget, inspect_site, manifest_path
 from .mirrors import MirrorIndex, page_schemas
 from .problems import DataError
 from .render import TEMPLATES, Renderer
@@ -48,67 +55,97 @@ class BuildSummary:
     files: int
     charts: int
     seconds: float
-    as_of: date
+    as_of: date | None
     as_of_source: str
+    rendered: int = 0  # pages rendered; the rest were the previous build's, unchanged
+    reused: int = 0  # files hard-linked from the previous site instead of written
+    up_to_date: bool = False  # nothing changed since the site on disk was built: nothing was done
 
     def line(self, out_dir: Path) -> str:
+        if self.up_to_date:
+            return (f"{out_dir} is up to date: its {self.files:,} files were built from exactly these inputs; "
+                    f"nothing to do ({self.seconds:.1f} s).")
         return (f"Built {self.pages:,} pages and {self.mirrors:,} JSON mirrors ({self.charts:,} charts, {self.files:,} files) "
-                f"into {out_dir} in {self.seconds:.1f} s; as of {self.as_of} ({self.as_of_source}).")
+                f"into {out_dir} in {self.seconds:.1f} s; as of {self.as_of} ({self.as_of_source}). "
+                f"Rendered {self.rendered:,} pages; {self.reused:,} files unchanged since the last build.")
 
 
 def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None,
-               base_url: str = "") -> BuildSummary:
+               base_url: str = "", cache: bool = True) -> BuildSummary:
+    """Build the site; with ``cache``, reuse the parse cache and whatever the previous site already has."""
     started = time.perf_counter()
     base_url = check_base_url(base_url)  # a bad URL fails before any work
 
     def step(message: str) -> None:
         progress(f"[{time.perf_counter() - started:6.1f} s] {message}")
 
+    known_as_of = as_of_before_loading(as_of, os.environ, data_dir)
+    manifest_file = manifest_path(default_cache_dir(data_dir), out_dir)
+    fingerprint, previous = "", None
+    if data_dir.is_dir():  # else loading says what is missing
+        step(f"fingerprinting {data_dir} and checking {out_dir}")
+        fingerprint = build_fingerprint(data_dir, as_of=str(known_as_of[0]) if known_as_of else "newest observation",
+                                        base_url=base_url)
+        previous = inspect_site(out_dir, SiteManifest.read(manifest_file)) if cache else None
+        if previous is not None and previous.exact and previous.fingerprint == fingerprint:
+            return BuildSummary(pages=0, mirrors=0, files=len(previous.intact), charts=0,
+                                seconds=time.perf_counter() - started, as_of=None, as_of_source="", up_to_date=True)
+
     step(f"loading {data_dir}")
     bundle = start_vega_bundle()  # in another process, while this one loads
     # A run may not be observed after an as-of date given explicitly; a date taken from git may
     # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
-    catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ))
+    catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ), cache=cache)
     as_of_date, as_of_source = resolve_as_of(as_of, os.environ, data_dir,
-                                             (run.spec.observedAt for run in catalog.runs.values()))
+                                             (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
     step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
     board = derive_leaderboard(catalog, as_of_date)
     step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
 
-    outputs = Outputs()
     bundle_name, bundle_bytes = bundle.result()
     renderer = Renderer(vega_bundle=bundle_name)
+    # What turns a view model into HTML; pages are reused only when it is unchanged.
+    renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{base_url}".encode()).hexdigest()
+    reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
     mirrors = MirrorIndex()
     tasks = page_tasks(board, _methodology(renderer, as_of_date))
     with_charts: list[str] = []
-    pages = 0
-    for page in render_pages(tasks, renderer, progress=_every(1000, lambda done: step(f"rendered {done:,} pages"))):
-        outputs.add(page.html, page.html_bytes, by=f"{page.kind} page {page.title!r}")
-        outputs.add(page.mirror, page.mirror_bytes, by=f"{page.kind} mirror {page.title!r}")
-        mirrors.add_document(page.kind, page.title, page.html, page.mirror)
-        if renderer.charts.has_placeholder(page.html_bytes):
-            with_charts.append(page.html)
-        pages += 1
-    step(f"rendered {pages:,} pages; drawing {renderer.charts.rendered:,} distinct charts")
-    renderer.charts.draw_all()
-    for path in with_charts:
-        outputs.replace(path, renderer.charts.fill(outputs[path]))
+    pages = rendered = 0
+    with Outputs(out_dir, previous) as outputs:
+        for page in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
+                                 progress=_every(1000, lambda done: step(f"built {done:,} pages"))):
+            outputs.claim(page.html, by=f"{page.kind} page {page.title!r}")
+            outputs.claim(page.mirror, by=f"{page.kind} mirror {page.title!r}")
+            mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
+            if page.has_charts:
+                with_charts.append(page.html.path)
+            pages += 1
+            rendered += page.rendered
+        step(f"built {pages:,} pages ({rendered:,} rendered, the rest unchanged); "
+             f"drawing {renderer.charts.rendered:,} distinct charts")
+        renderer.charts.draw_all()
+        for path in with_charts:
+            outputs.replace(path, renderer.charts.fill(outputs[path]))
 
-    # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
-    for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
-        outputs.add(path, content, by=by)
-    outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
-    outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
-    for path, text in page_schemas().items():
-        outputs.add(path, text, by="JSON Schema")
-    outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
-    for asset in sorted((TEMPLATES / "static").iterdir()):
-        if asset.is_file():
-            outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
-    step(f"writing {len(outputs):,} files")
-    outputs.commit(out_dir)
+        # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
+        for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
+            outputs.add(path, content, by=by)
+        outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
+        outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
+        for path, text in page_schemas().items():
+            outputs.add(path, text, by="JSON Schema")
+        outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
+        for asset in sorted((TEMPLATES / "static").iterdir()):
+            if asset.is_file():
+                outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
+        step(f"wrote {len(outputs):,} files ({outputs.reused:,} unchanged, linked from the previous site); swapping in")
+        forget(manifest_file)  # the old site's manifest stops being true at the swap
+        outputs.commit()
+    if fingerprint:
+        SiteManifest(fingerprint, renderer_fingerprint, outputs.records).save(manifest_file)
     return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
-                        seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source)
+                        seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
+                        rendered=rendered + 1, reused=outputs.reused)
 
 
 def _every(step: int, report: Callable[[int], None]) -> Callable[[int], None]:
@@ -150,12 +187,21 @@ def _base_url(value: str) -> str:
 @click.option("--base-url", "base_url", default="", metavar="URL", callback=lambda _c, _p, value: _base_url(value),
               help="Where the site will be served (https://example.org/kernelindex): sitemap.xml and absolute feed "
                    "links need it; without it pages stay relative and no sitemap is written.")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Parse every file and render every page again, ignoring the parse cache and the previous site.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str) -> None:
-    """Build the static site from data/ into site/."""
+def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no_cache: bool) -> None:
+    """Build the static site from data/ into site/.
+
+    Only what changed is redone: with the inputs unchanged since the last build (data, code,
+    as-of date, base URL) and the site untouched, nothing is; otherwise unchanged pages are not
+    rendered again and unchanged files are linked from the previous site. The result is
+    byte-identical to a build from scratch (--no-cache).
+    """
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
     try:
-        summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url)
+        summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url,
+                             cache=not no_cache)
     except DataError as error:
         for problem in error.problems:
             click.echo(str(problem), err=True)

@@ -1,23 +1,29 @@
-"""write: every output is collected in memory first, then the whole site is swapped in at once.
+"""write: outputs go straight into a staging folder; the whole site is swapped in at once.
+
+Nothing is held in memory but each file's record (path, hash, size, time): at 100,000 runs the
+site is ~330,000 files and several GB, so they are written as they are made, by whichever
+process made them. ``Staging`` is the part a forked render worker uses; ``Outputs`` is the
+build's ledger on top of it.
 
 ``Outputs`` refuses a second file on a path (two slugs that collide must fail the build, not
-overwrite each other silently) and any path that would land outside the output folder. ``commit``
-writes into a temporary folder beside the target and renames it into place only when everything
-was written, so a failed build never leaves a half-written site; the previous site goes away in
-the same step, and nothing outside the output folder is touched.
+overwrite each other silently) and any path that would land outside the output folder.
+``commit`` renames the staging folder into place only when everything was written, so a failed
+build never leaves a half-written site; the previous site goes away in the same step, and
+nothing outside the output folder is touched. A file whose bytes the previous site already holds
+is hard-linked from it rather than written again; a hard link is a second name for the same
+bytes, so the old site going away does not take them with it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import shutil
 import tempfile
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-WRITE_THREADS = 8
+from .manifest import FileRecord, PreviousSite
 
 
 class OutputError(Exception):
@@ -34,59 +40,131 @@ def check_output_path(path: str) -> str:
     return path
 
 
+class Staging:
+    """A folder being filled with a site; safe to use from forked processes (each writes its own files)."""
+
+    def __init__(self, root: Path, previous: PreviousSite | None = None) -> None:
+        self.root = root
+        self.previous = previous
+        self._folders: set[str] = set()
+
+    def put(self, path: str, content: bytes) -> FileRecord:
+        """Write ``content`` at ``path``, or link the previous site's identical file."""
+        check_output_path(path)
+        sha = hashlib.sha256(content).hexdigest()
+        if self.previous is not None and self.previous.reusable(path, sha) and self._link_previous(path):
+            return self._record(path, sha)
+        self._make_folder(path)
+        (self.root / path).write_bytes(content)
+        return self._record(path, sha)
+
+    def reuse(self, path: str) -> FileRecord | None:
+        """Link the previous site's file at ``path`` as it is; None when there is no intact one."""
+        check_output_path(path)
+        record = self.previous.record(path) if self.previous is not None else None
+        if record is None or not self._link_previous(path):
+            return None
+        return self._record(path, record.sha256)
+
+    def read(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
+
+    def _link_previous(self, path: str) -> bool:
+        assert self.previous is not None
+        self._make_folder(path)
+        try:
+            os.link(self.previous.root / path, self.root / path)
+        except OSError:  # another file system, or the file went away: write it instead
+            return False
+        return True
+
+    def _make_folder(self, path: str) -> None:
+        folder = posixpath.dirname(path)
+        if folder and folder not in self._folders:
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+
+    def _record(self, path: str, sha: str) -> FileRecord:
+        stat = os.stat(self.root / path)
+        return FileRecord(path, sha, stat.st_size, stat.st_mtime_ns)
+
+
 class Outputs:
-    def __init__(self) -> None:
-        self._files: dict[str, bytes] = {}
+    """The files of one build, written into a staging folder beside ``target`` as they come."""
+
+    def __init__(self, target: Path, previous: PreviousSite | None = None) -> None:
+        self.target = target.resolve()
+        if self.target.exists() and not self.target.is_dir():
+            raise OutputError(f"{self.target} exists and is not a folder")
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix=f".{self.target.name}-tmp-new-", dir=self.target.parent))
+        self.staging = Staging(root, previous)
+        self._records: dict[str, FileRecord] = {}
         self._claimed_by: dict[str, str] = {}
+        self.reused = 0  # files hard-linked from the previous site
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is not None:
+            self.discard()
 
     def add(self, path: str, content: bytes | str, *, by: str = "") -> None:
-        check_output_path(path)
-        if path in self._files:
-            raise OutputError(f"two outputs claim {path}: {self._claimed_by[path] or 'one'} and {by or 'another'}")
-        self._files[path] = content.encode("utf-8") if isinstance(content, str) else content
-        self._claimed_by[path] = by
+        self._check_unclaimed(path, by)
+        self.claim(self.staging.put(path, content.encode("utf-8") if isinstance(content, str) else content), by=by)
+
+    def claim(self, record: FileRecord, *, by: str = "") -> None:
+        """A file a worker wrote into the staging folder. A path claimed twice fails the build
+        (the second write already replaced the first one's bytes, but the build is then discarded)."""
+        self._check_unclaimed(record.path, by)
+        self._records[record.path] = record
+        self._claimed_by[record.path] = by
+        if self.staging.previous is not None and self.staging.previous.record(record.path) == record:
+            self.reused += 1  # the very file the previous site had (linked, not written)
 
     def replace(self, path: str, content: bytes) -> None:
-        """New bytes for a path already claimed (charts are drawn after their pages render)."""
-        if path not in self._files:
+        """New bytes for a path already claimed (charts are drawn after their pages render). The
+        old name is unlinked first: it may be a hard link into the previous site, which must not change."""
+        if path not in self._records:
             raise OutputError(f"{path} was never added")
-        self._files[path] = content
+        if self.staging.previous is not None and self.staging.previous.record(path) == self._records[path]:
+            self.reused -= 1
+        os.unlink(self.staging.root / path)
+        self._records[path] = self.staging.put(path, content)
+
+    def _check_unclaimed(self, path: str, by: str) -> None:
+        check_output_path(path)
+        if path in self._records:
+            raise OutputError(f"two outputs claim {path}: {self._claimed_by[path] or 'one'} and {by or 'another'}")
 
     def __len__(self) -> int:
-        return len(self._files)
+        return len(self._records)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._files))
+    def __iter__(self):
+        return iter(sorted(self._records))
 
     def __getitem__(self, path: str) -> bytes:
-        return self._files[path]
+        if path not in self._records:
+            raise KeyError(path)
+        return self.staging.read(path)
 
-    def commit(self, target: Path) -> None:
-        target = target.resolve()
-        if target.exists() and not target.is_dir():
-            raise OutputError(f"{target} exists and is not a folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-new-", dir=target.parent))
+    @property
+    def records(self) -> dict[str, FileRecord]:
+        return self._records
+
+    def commit(self) -> None:
+        """Swap the staging folder in for the target; on failure the previous site stays as it was."""
         try:
-            self._write_all(staging)
-            _swap_in(staging, target)
+            # Static hosts (GitHub Pages among them) need files readable by everyone.
+            os.chmod(self.staging.root, 0o755)
+            _swap_in(self.staging.root, self.target)
         except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
+            self.discard()
             raise
 
-    def _write_all(self, root: Path) -> None:
-        for folder in sorted({posixpath.dirname(path) for path in self._files}):
-            (root / folder).mkdir(parents=True, exist_ok=True)
-        # Writing is waiting on the disk, not on Python (the GIL is released in write()): several
-        # threads keep the disk busy. Which file lands first changes nothing in the result.
-        with ThreadPoolExecutor(max_workers=WRITE_THREADS) as pool:
-            for _ in pool.map(self._write_one, [root] * len(self._files), sorted(self._files), chunksize=256):
-                pass
-        # Static hosts (GitHub Pages among them) need files readable by everyone.
-        os.chmod(root, 0o755)
-
-    def _write_one(self, root: Path, path: str) -> None:
-        (root / path).write_bytes(self._files[path])
+    def discard(self) -> None:
+        shutil.rmtree(self.staging.root, ignore_errors=True)
 
 
 def _swap_in(staging: Path, target: Path) -> None:

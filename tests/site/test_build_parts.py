@@ -12,6 +12,7 @@ from site_builder.asof import from_source_date_epoch, resolve_as_of
 from site_builder.chart_svg import spec_json
 from site_builder.markdown import render_markdown, safe_link
 from site_builder.staircase_svg import staircase_svg
+from site_builder.manifest import SiteManifest, inspect_site
 from site_builder.write import OutputError, Outputs, check_output_path
 
 
@@ -100,44 +101,57 @@ def test_output_paths_stay_inside_the_folder(path):
         check_output_path(path)
 
 
-def test_two_outputs_cannot_claim_one_path():
-    outputs = Outputs()
-    outputs.add("runs/a.html", "one", by="run a")
-    with pytest.raises(OutputError, match="two outputs claim runs/a.html: run a and run A"):
-        outputs.add("runs/a.html", "two", by="run A")
+def test_two_outputs_cannot_claim_one_path(tmp_path):
+    with Outputs(tmp_path / "site") as outputs:
+        outputs.add("runs/a.html", "one", by="run a")
+        with pytest.raises(OutputError, match="two outputs claim runs/a.html: run a and run A"):
+            outputs.add("runs/a.html", "two", by="run A")
 
 
-def test_commit_replaces_the_site_as_a_whole(tmp_path):
+def test_outputs_are_written_as_they_come_and_the_site_replaced_as_a_whole(tmp_path):
     target = tmp_path / "site"
-    first = Outputs()
-    first.add("index.html", "old")
-    first.add("runs/gone.html", "orphan")
-    first.commit(target)
-    second = Outputs()
-    second.add("index.html", "new")
-    second.commit(target)
+    with Outputs(target) as first:
+        first.add("index.html", "old")
+        first.add("runs/gone.html", "orphan")
+        assert (first.staging.root / "runs/gone.html").read_text() == "orphan"  # on disk, not in memory
+        first.commit()
+    with Outputs(target) as second:
+        second.add("index.html", "new")
+        second.commit()
     assert (target / "index.html").read_text() == "new" and not (target / "runs").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folders left behind
 
 
-def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
+def test_a_failed_build_leaves_the_previous_site_and_no_staging_folder(tmp_path):
     target = tmp_path / "site"
-    first = Outputs()
-    first.add("index.html", "old")
-    first.commit(target)
-    broken = Outputs()
-    broken.add("index.html", "new")
-    broken.add("runs/a.html", "x")
-
-    def fail(self, root):
-        (root / "index.html").write_text("half")
+    with Outputs(target) as first:
+        first.add("index.html", "old")
+        first.commit()
+    with pytest.raises(OSError), Outputs(target) as broken:
+        broken.add("index.html", "new")
+        broken.add("runs/a.html", "x")
         raise OSError("disk full")
-
-    monkeypatch.setattr(Outputs, "_write_all", fail)
-    with pytest.raises(OSError):
-        broken.commit(target)
     assert (target / "index.html").read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_an_unchanged_file_is_linked_from_the_previous_site_never_shared_for_writing(tmp_path):
+    target = tmp_path / "site"
+    with Outputs(target) as first:
+        first.add("same.html", "kept")
+        first.add("chart.html", "placeholder")
+        first.commit()
+    manifest = SiteManifest("f", "r", first.records)
+    with Outputs(target, inspect_site(target, manifest)) as second:
+        second.add("same.html", "kept")
+        second.add("chart.html", "placeholder")
+        second.replace("chart.html", b"drawn")  # the linked name is replaced, the old file kept
+        second.add("new.html", "fresh")
+        assert second.reused == 1
+        assert (target / "chart.html").read_text() == "placeholder"
+        second.commit()
+    assert (target / "chart.html").read_text() == "drawn" and (target / "same.html").read_text() == "kept"
+    assert second.records["same.html"] == first.records["same.html"]  # the same file, not a copy
 
 
 # -- Charts ----------------------------------------------------------------------------------------

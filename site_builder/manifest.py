@@ -1,0 +1,139 @@
+"""The manifest of a built site: what it was built from, and every file's hash, size and time.
+
+It is saved in the cache folder (never in the site, where it would be served and would weigh
+tens of MB at 100,000 runs), one per output folder. The next build of that folder reads it to
+
+- skip the build entirely when the inputs' fingerprint is unchanged and the site on disk still
+  is exactly what the manifest lists (same files, sizes and modification times: someone may have
+  edited or deleted a file since);
+- reuse unchanged files: a file whose new bytes hash to what the old site holds is hard-linked
+  from it instead of written, and a page whose mirror is unchanged is not rendered again when the
+  renderer itself is unchanged (its HTML is a function of its view model, the templates and code).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT = "kernelindex-site-manifest 1"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One output file as written: its path in the site, sha256 (hex), size and mtime in ns."""
+
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+
+
+def manifest_path(cache_dir: Path, out_dir: Path) -> Path:
+    """Where the manifest of the site at ``out_dir`` lives (one per output folder)."""
+    key = hashlib.sha256(str(out_dir.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return cache_dir / "sites" / f"{key}.tsv"
+
+
+@dataclass(frozen=True)
+class SiteManifest:
+    fingerprint: str  # of the build's inputs (``fingerprint.build_fingerprint``)
+    renderer: str  # of what turns a view model into HTML: code, templates, Vega bundle, base URL
+    files: dict[str, FileRecord]
+
+    def save(self, path: Path) -> None:
+        """Atomically: a crash leaves the old manifest or the new one, never half of one."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [FORMAT, f"fingerprint\t{self.fingerprint}", f"renderer\t{self.renderer}"]
+        lines += [f"{r.path}\t{r.sha256}\t{r.size}\t{r.mtime_ns}" for r in sorted(self.files.values(), key=_by_path)]
+        temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
+        os.replace(temporary, path)
+
+    @classmethod
+    def read(cls, path: Path) -> SiteManifest | None:
+        """The manifest, or None when there is none or it is not one we can read (then: full build)."""
+        try:
+            lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        except OSError:
+            return None
+        if len(lines) < 3 or lines[0] != FORMAT:
+            return None
+        try:
+            fingerprint = lines[1].split("\t")[1]
+            renderer = lines[2].split("\t")[1]
+            files = {}
+            for line in lines[3:]:
+                name, sha, size, mtime = line.split("\t")
+                files[name] = FileRecord(name, sha, int(size), int(mtime))
+        except (IndexError, ValueError):
+            return None
+        return cls(fingerprint, renderer, files)
+
+
+def _by_path(record: FileRecord) -> str:
+    return record.path
+
+
+def forget(path: Path) -> None:
+    """Remove the manifest before a site is replaced: if the build stops half-way, none is better than a wrong one."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+@dataclass(frozen=True)
+class PreviousSite:
+    """The site on disk, as far as it still matches its manifest: the files a build may reuse."""
+
+    root: Path
+    fingerprint: str
+    renderer: str
+    intact: dict[str, FileRecord]  # files whose size and mtime are still what the manifest says
+    exact: bool  # every listed file intact, and no other file in the folder
+
+    def reusable(self, path: str, sha256: str) -> bool:
+        record = self.intact.get(path)
+        return record is not None and record.sha256 == sha256
+
+    def record(self, path: str) -> FileRecord | None:
+        return self.intact.get(path)
+
+
+def inspect_site(out_dir: Path, manifest: SiteManifest | None) -> PreviousSite | None:
+    """Compare the folder with its manifest, with one stat per file and no reading."""
+    if manifest is None or not out_dir.is_dir():
+        return None
+    intact: dict[str, FileRecord] = {}
+    unlisted = False
+    for path, stat in _walk(out_dir):
+        record = manifest.files.get(path)
+        if record is not None and record.size == stat.st_size and record.mtime_ns == stat.st_mtime_ns:
+            intact[path] = record
+        else:
+            unlisted = True
+    exact = not unlisted and len(intact) == len(manifest.files)
+    return PreviousSite(out_dir, manifest.fingerprint, manifest.renderer, intact, exact)
+
+
+def _walk(root: Path, relative: str = ""):
+    with os.scandir(root / relative if relative else root) as entries:
+        for entry in entries:
+            path = f"{relative}/{entry.name}" if relative else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                yield from _walk(root, path)
+            elif entry.is_file(follow_symlinks=False):
+                yield path, entry.stat(follow_symlinks=False)
+            else:
+                yield path, _NOT_A_FILE
+
+
+class _NotAFile:
+    st_size = -1
+    st_mtime_ns = -1
+
+
+_NOT_A_FILE = _NotAFile()

@@ -1,0 +1,114 @@
+"""Incremental builds: skipping, reusing and linking never change a byte of the site.
+
+Each rebuild here is compared with a build from scratch (``cache=False``, into another folder):
+the two must hold the same files with the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from site_builder import build, fingerprint
+from site_builder.build import build_site
+
+AS_OF = date(2026, 6, 30)
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def clean_build(data: Path, out: Path) -> dict[str, bytes]:
+    build_site(data, out, AS_OF, cache=False)
+    return files(out)
+
+
+def change_one_run(data: Path) -> Path:
+    run = sorted((data / "runs").rglob("*.yaml"))[0]
+    text = run.read_text()
+    median = text.split("median: ", 1)[1].split(",", 1)[0].split("}", 1)[0].split("\n", 1)[0]
+    run.write_text(text.replace(f"median: {median}", f"median: {int(median) + 1}", 1))
+    return run
+
+
+@pytest.fixture
+def built(synthetic: Path) -> tuple[Path, Path, build.BuildSummary]:
+    site = synthetic.parent / "site"
+    return synthetic, site, build_site(synthetic, site, AS_OF)
+
+
+def test_a_rebuild_with_nothing_changed_does_nothing(built) -> None:
+    data, site, first = built
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
+    again = build_site(data, site, AS_OF)
+    assert again.up_to_date and again.files == first.files
+    assert {p: p.stat().st_mtime_ns for p in site.rglob("*")} == before
+
+
+def test_one_changed_run_rerenders_only_what_depends_on_it_and_matches_a_clean_build(built) -> None:
+    data, site, first = built
+    change_one_run(data)
+    second = build_site(data, site, AS_OF)
+    assert not second.up_to_date
+    assert 0 < second.rendered < first.rendered / 4 and second.reused > first.files / 2
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def test_unchanged_files_are_hard_links_to_the_previous_ones(built) -> None:
+    data, site, _ = built
+    index_before = (site / "methodology.html").stat().st_ino
+    change_one_run(data)
+    build_site(data, site, AS_OF)
+    assert (site / "methodology.html").stat().st_ino == index_before
+
+
+@pytest.mark.parametrize("tamper", ["edit", "delete", "add"])
+def test_a_site_changed_by_hand_is_rebuilt(built, tamper: str) -> None:
+    data, site, _ = built
+    page = sorted((site / "runs").glob("*.html"))[0]
+    if tamper == "edit":
+        page.write_bytes(page.read_bytes() + b"<!-- edited -->")
+    elif tamper == "delete":
+        page.unlink()
+    else:
+        (site / "stray.html").write_text("not ours")
+    again = build_site(data, site, AS_OF)
+    assert not again.up_to_date
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def test_other_inputs_than_data_count_too(built, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, site, first = built
+    assert not build_site(data, site, date(2026, 7, 1)).up_to_date  # another as-of date
+    assert not build_site(data, site, date(2026, 7, 1), base_url="https://example.org/ki").up_to_date
+    monkeypatch.setattr(build, "code_fingerprint", lambda: "changed code")
+    monkeypatch.setattr(fingerprint, "code_fingerprint", lambda: "changed code")
+    after_code_change = build_site(data, site, AS_OF)
+    assert not after_code_change.up_to_date and after_code_change.rendered == first.rendered  # nothing reused
+
+
+def test_no_cache_renders_everything(built) -> None:
+    data, site, first = built
+    again = build_site(data, site, AS_OF, cache=False)
+    assert not again.up_to_date and again.rendered == first.rendered
+
+
+def test_a_stale_manifest_is_never_trusted(built) -> None:
+    data, site, _ = built
+    # Replace the site behind the builder's back with one built from other data: sizes and times
+    # differ from the manifest, so nothing of it is reused or trusted.
+    other = data.parent / "other-data"
+    os.rename(data, other)
+    change_one_run(other)
+    build_site(other, data.parent / "elsewhere", AS_OF, cache=False)
+    os.rename(other, data)
+    for path in sorted(site.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    os.rename(data.parent / "elsewhere", site)
+    again = build_site(data, site, AS_OF)
+    assert not again.up_to_date
+    assert files(site) == clean_build(data, data.parent / "clean")
