@@ -25,13 +25,21 @@ def correctness_digest(correctness: Mapping[str, Any]) -> str:
 def comparison_key(*, operation: str, workload: str, protocol: str, environment: str,
                    correctness: Mapping[str, Any], metric: str | None) -> str:
     """sha256 of JCS {v, operation, workload, protocol, environment, correctness, metric}; inputs are digests."""
+    return comparison_key_of(operation=operation, workload=workload, protocol=protocol, environment=environment,
+                             policy_digest=correctness_digest(correctness), metric=metric)
+
+
+def comparison_key_of(*, operation: str, workload: str, protocol: str, environment: str, policy_digest: str,
+                      metric: str | None) -> str:
+    """``comparison_key`` given the correctness policy's digest: a workload's policy is hashed once,
+    not once for every (protocol, environment, metric) its runs fall into."""
     return sha256_digest(canonical_json({
         "v": COMPARISON_KEY_VERSION,
         "operation": operation,
         "workload": workload,
         "protocol": protocol,
         "environment": environment,
-        "correctness": correctness_digest(correctness),
+        "correctness": policy_digest,
         "metric": metric or "none",
     }))
 
