@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from pydantic_core import to_json as to_json_bytes
 
 from . import formatting, urls
@@ -27,6 +27,27 @@ MUTATION_TEXT = {
     "in_place": "Updates an input in place",
     "destination": "Writes into a caller-provided destination",
 }
+
+# What each rung of the evidence ladder means, as a sentence (levels from derive/evidence.py).
+EVIDENCE_NOTES = {
+    "reported": "Reported by source; not independently reproduced.",
+    "reproducible": "Public source and raw evidence; not yet rerun by KernelIndex.",
+    "verified": "Measured by the KernelIndex harness.",
+    "replicated": "Measured by the KernelIndex harness at least twice.",
+}
+
+
+def evidence_note(level: str) -> str:
+    return EVIDENCE_NOTES.get(level, EVIDENCE_NOTES["replicated"])
+
+
+def tied_ranks(rows: list) -> set[int]:
+    """The ranks more than one row shares, found once per table instead of once per row."""
+    seen: set[int] = set()
+    tied = set()
+    for row in rows:
+        (tied if row.rank in seen else seen).add(row.rank)
+    return tied
 
 
 def speedup(times: float) -> str:
@@ -78,12 +99,21 @@ class Renderer:
             measure=formatting.measure, speedup=speedup, metric_name=metric_name, reason_text=reason_text,
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, lead_and_rest=lead_and_rest,
+            url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
         )
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
-                                vega_bundle=vega_bundle)
+                                tied_ranks=tied_ranks, vega_bundle=vega_bundle)
 
     def url(self, target: str) -> str:
         """A site-root path as a link from the page being rendered."""
+        return urls.relative(target, self._page_path)
+
+    @pass_context
+    def url_filter(self, _context: Any, target: str) -> str:
+        """``x|url``, the same as ``url(x)`` but cheaper: Jinja calls a filter directly, and sends
+        every function call through Context.call, and a page makes dozens of links. It takes the
+        context only so that Jinja never folds ``'static/x.css'|url`` into a constant at compile
+        time: the link depends on the page being rendered."""
         return urls.relative(target, self._page_path)
 
     def page(self, page: Page) -> str:
