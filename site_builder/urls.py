@@ -74,11 +74,19 @@ def mirror(page: str) -> str:
     """The JSON twin of a page: the same path under api/v1/, ending in .json.
 
     The home page lists the kernels, so its twin is ``api/v1/kernels.json``: the API's own
-    ``api/v1/index.json`` is the document that lists every mirror.
+    ``api/v1/index.json`` is the document that lists every kind of mirror and its index parts.
     """
     if page == INDEX:
         return f"{API_ROOT}/kernels.json"
     return f"{API_ROOT}/{page.removesuffix('.html')}.json"
+
+
+def api_index_part(kind: str, number: int = 1) -> str:
+    """A page of the API index listing one kind's documents: api/v1/index/<kind>.json, then
+    api/v1/index/<kind>/page-<n>.json (the records pages' convention)."""
+    if number == 1:
+        return f"{API_ROOT}/index/{kind}.json"
+    return f"{API_ROOT}/index/{kind}/page-{number}.json"
 
 
 def schema(kind: str) -> str:
@@ -122,6 +130,16 @@ def records(view: str = "current", facet: str | None = None, value: str | None =
     if number > 1:
         parts.append(f"page-{number}")
     return "/".join(parts) + ".html"
+
+
+def search_shard(operation: str) -> str:
+    """One operation's part of the search index (its workloads, lanes and groups)."""
+    return f"{API_ROOT}/search/{operation}.json"
+
+
+def search_shard_script(operation: str) -> str:
+    """The same shard as a script, for search from file://."""
+    return f"{STATIC}/search/{operation}.js"
 
 
 def gpu(slug: str) -> str:

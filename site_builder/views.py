@@ -594,11 +594,42 @@ class MirrorEntry(View):
     mirror: str
 
 
+class ApiIndexPart(View):
+    """One part of the API index: a page of one kind's documents, sorted by mirror path."""
+
+    index: str = Field(description="the part's path (api/v1/index/<kind>.json, then …/<kind>/page-<n>.json)")
+    documents: int = Field(description="how many documents the part lists")
+    first: str = Field(description="the first mirror path listed (parts are in mirror-path order)")
+    last: str = Field(description="the last mirror path listed")
+
+
+class ApiIndexKind(View):
+    kind: str
+    documents: int = Field(description="how many documents of this kind the site has, over all its parts")
+    parts: list[ApiIndexPart]
+
+
 class ApiIndex(View):
+    """``api/v1/index.json``: every kind of document, with its count, its schema and the parts that
+    list its documents. It names parts, not documents, so it stays small however many runs there are."""
+
     schema_version: str = MIRROR_VERSION
     as_of: date
+    kinds: list[ApiIndexKind]
+    schemas: dict[str, str] = Field(description="kind -> the JSON Schema its documents validate against")
+    part_schema: str = Field(description="the JSON Schema of the index parts")
+
+
+class ApiIndexPartDocument(View):
+    """``api/v1/index/<kind>.json`` (and ``…/<kind>/page-<n>.json``): one page of a kind's documents."""
+
+    schema_version: str = MIRROR_VERSION
+    as_of: date
+    kind: str
+    part: int = Field(description="1-based position among the kind's parts")
+    parts: int
+    index: str = Field(description="the API index that lists every part (api/v1/index.json)")
     documents: list[MirrorEntry]
-    schemas: dict[str, str]
 
 
 PAGE_MODELS: dict[str, type[Page]] = {

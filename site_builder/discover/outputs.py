@@ -1,6 +1,8 @@
 """The finding files that are not pages: the search index, the run directory, Atom feeds, badges,
 robots.txt, llms.txt and (with a base URL) sitemap.xml. ``discover_outputs`` yields them once the
-pages are built, and registers the JSON documents in the API index."""
+pages are built, registers the JSON documents in the API index and, once the last is registered,
+yields the API index's parts (``MirrorIndex.parts``; ``MirrorIndex.document`` renders the index
+that names them)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds
 from ..search.index import build_search_index, index_json
+from ..search.shards import split
 from .badges import COLOURS, badge_message, badge_svg
 from .feeds import FeedEntry, atom_feed, tag_uri
 from .ledger import FEED_ENTRIES
@@ -26,11 +29,7 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
     found = discovery(board)
     catalog = board.catalog
 
-    index = build_search_index(board)
-    text = index_json(index)
-    yield urls.SEARCH_INDEX, text, "search index"
-    yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + text.rstrip("\n") + ";\n", "search index script"
-    mirrors.add_document("search-index", "Search index", urls.SEARCH, urls.SEARCH_INDEX)
+    yield from _search_index(board, mirrors)
 
     shards: dict[str, dict[str, str]] = {}
     for name, run in sorted(board.runs.items()):
@@ -41,6 +40,9 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
         document = {"v": 1, "shard": shard, "runs": dict(sorted(runs.items()))}
         yield path, json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n", "run directory"
         mirrors.add_document("run-directory", f"Runs whose digest starts with {shard}", urls.COMPARE, path)
+
+    # Every JSON document is registered by now: the API index can list them.
+    yield from mirrors.parts(board.as_of)
 
     yield from _feeds(board, base_url)
 
@@ -55,6 +57,23 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
     if base_url:
         for path, xml in sitemaps(base_url, pages, board.as_of).items():
             yield path, xml, "sitemap"
+
+
+def _search_index(board: Leaderboard, mirrors: MirrorIndex) -> Iterator[Output]:
+    """The search index's head and a shard per operation (see ``search.shards``), each also as a
+    script that sets a global, so search works from file:// where fetch cannot read files."""
+    head, shards = split(build_search_index(board))
+    text = index_json(head)
+    yield urls.SEARCH_INDEX, text, "search index"
+    yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + text.rstrip("\n") + ";\n", "search index script"
+    mirrors.add_document("search-index", "Search index", urls.SEARCH, urls.SEARCH_INDEX)
+    for operation, shard in shards.items():
+        text = index_json(shard).rstrip("\n")
+        yield urls.search_shard(operation), text + "\n", "search index shard"
+        yield urls.search_shard_script(operation), (
+            "(window.KERNELINDEX_SEARCH_SHARDS = window.KERNELINDEX_SEARCH_SHARDS || {})"
+            f"[{json.dumps(operation)}] = {text};\n"), "search index shard script"
+        mirrors.add_document("search-shard", f"Search index: {operation}", urls.SEARCH, urls.search_shard(operation))
 
 
 def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:

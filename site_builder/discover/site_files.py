@@ -89,7 +89,10 @@ DOCUMENTS = {
     "challenges": (*_pair(urls.CHALLENGES), "open gaps: priority GPUs never measured, lone entries, unbeaten baselines, stale records"),
     "methodology": (*_pair(urls.METHODOLOGY), "how records are decided (Markdown)"),
     "search": (*_pair(urls.SEARCH), "the query syntax and the browsable lists (kernels by family, GPUs, models)"),
-    "search-index": (urls.SEARCH, urls.SEARCH_INDEX, "every ranked comparison group in compact tables; the search page answers from it"),
+    "search-index": (urls.SEARCH, urls.SEARCH_INDEX,
+                     "the search index's head: kernels, GPUs, implementations … in compact tables, and how many groups each kernel's shard holds"),
+    "search-shard": (urls.SEARCH, urls.search_shard("<operation>"),
+                     "one kernel's ranked comparison groups in compact tables; the search page merges the shards a query needs"),
     "records": (f"{urls.RECORDS}, {urls.records('history')}, {urls.records('current', '<gpu|evidence|source>', '<value>')}, "
                 f"{urls.records('current', None, None, 2)} …", urls.mirror(urls.records("<view and filter>")),
                 "the records ledger: current records, record breaks and history, per filter"),
@@ -123,8 +126,11 @@ def llms_txt(base_url: str, as_of: date, kinds: Iterable[str]) -> str:
         "",
         "## Start here",
         "",
-        f"- [API index]({link(urls.API_INDEX)}): every JSON document with its kind and page; `schemas` maps each kind to its JSON Schema",
-        f"- [Search index]({link(urls.SEARCH_INDEX)}): compact tables of every ranked comparison group (layout in its schema)",
+        f"- [API index]({link(urls.API_INDEX)}): every kind of JSON document with its count and the parts "
+        f"(`{urls.api_index_part('<kind>')}`, then `{urls.api_index_part('<kind>', 2)}` …) that list each document "
+        "with its page; `schemas` maps each kind to its JSON Schema",
+        f"- [Search index]({link(urls.SEARCH_INDEX)}): its head, and a shard per kernel (`{urls.search_shard('<operation>')}`) "
+        "with that kernel's ranked comparison groups in compact tables (layout in their schemas)",
         f"- [How records are decided]({link(urls.METHODOLOGY)}): eligibility, ranking, evidence, floors, staleness",
         "",
         "## Documents by kind",

@@ -1,9 +1,10 @@
-"""The compact search index (``api/v1/search-index.json``): every ranked comparison group, with the
-facts a query can ask about, as small tables of short keys that refer to each other by position.
+"""The compact search index: every ranked comparison group, with the facts a query can ask about,
+as small tables of short keys that refer to each other by position.
 
-One document, built once per build in O(n log n); search.js and ``search.match`` read the same
-document, so the answers of the browser and of the tests are the answers of one algorithm. The
-layout is documented in ``search.schema.SEARCH_INDEX_SCHEMA`` (published with the site).
+Built once per build in O(n log n); search.js and ``search.match`` read the same tables, so the
+answers of the browser and of the tests are the answers of one algorithm. The site publishes it
+split (``search.shards``): a head at ``api/v1/search-index.json`` and a shard per operation. The
+layout is documented in ``search.schema`` (published with the site).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..derive.leaderboard import Leaderboard
 from ..derive.model import EVIDENCE_LEVELS
 from ..discover.state import discovery
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: published as a head and a shard per operation (search.shards)
 
 # Bits of an implementation's flags and of a row's flags.
 IMPL_SOURCE, IMPL_INSTALLABLE, IMPL_BASELINE = 1, 2, 4

@@ -23,17 +23,19 @@ _INDEX = {"type": "integer", "minimum": -1}
 
 SEARCH_INDEX_SCHEMA: dict[str, Any] = {
     "$schema": DIALECT,
-    "title": "KernelIndex search index",
+    "title": "KernelIndex search index (head)",
     "description": (
-        "Every ranked comparison group with what a query can ask about, as tables that refer to each other "
-        "by position (0-based; -1 means none). Read by the search page (templates/static/search.js) and by "
-        "site_builder/search (Python), which implement one documented algorithm."),
+        "What a query can ask about, as tables that refer to each other by position (0-based; -1 means none); "
+        "the comparison groups are in one shard per operation (search-shard). A query is parsed on the head; "
+        "merging the shards of the operations in scope, in op order (positions in a shard's wl and ln offset by "
+        "the lengths of the shards before it) gives the tables the matcher reads. Read by the search page "
+        "(templates/static/search.js) and by site_builder/search (Python), which implement one documented "
+        "algorithm."),
     "type": "object",
     "additionalProperties": False,
-    "required": ["v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "wl", "ln", "lb",
-                 "co"],
+    "required": ["v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "lb", "sh"],
     "properties": {
-        "v": {"const": 1, "description": "layout version"},
+        "v": {"const": 2, "description": "layout version"},
         "asOf": {"type": "string", "format": "date"},
         "fam": _strings("operation families"),
         "mdl": _strings("model slugs operations are tagged with (OperationSpec metadata.models)"),
@@ -60,6 +62,28 @@ SEARCH_INDEX_SCHEMA: dict[str, Any] = {
             "[title, language, licence, flags]; flags: 1 public source, 2 install recipe, 4 baseline role",
             {"type": "string"}, {**_INT, "description": "position in lang"},
             {**_INDEX, "description": "position in lic; -1: unknown"}, _INT)},
+        "lb": _strings("what group labels add to their GPU's label ('' for none; the full label after '!' when it "
+                       "does not start with the GPU's)"),
+        "sh": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": (
+            "per operation (aligned with op), how many groups its shard holds; 0: no shard. The shard of operation "
+            "<name> is api/v1/search/<name>.json (and static/search/<name>.js, a script that stores it in "
+            "window.KERNELINDEX_SEARCH_SHARDS[<name>], for pages read from file://)")},
+    },
+}
+
+SEARCH_SHARD_SCHEMA: dict[str, Any] = {
+    "$schema": DIALECT,
+    "title": "KernelIndex search index shard",
+    "description": ("One operation's workloads, lanes and ranked comparison groups; positions in wl and ln are "
+                    "local to the shard, positions in op, gpu, dt, pas, met, lb and im are the head's "
+                    "(api/v1/search-index.json)."),
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["v", "asOf", "op", "wl", "ln", "co"],
+    "properties": {
+        "v": {"const": 1, "description": "layout version"},
+        "asOf": {"type": "string", "format": "date"},
+        "op": {"type": "string", "description": "the operation's name; kernels/<name>/ is its page"},
         "wl": {"type": "array", "description": "workloads", "items": _tuple(
             "[operation, dtype, shape]: shape holds the values of the operation's axes, or a suite's label",
             {**_INT, "description": "position in op"}, {**_INDEX, "description": "position in dt"},
@@ -68,11 +92,9 @@ SEARCH_INDEX_SCHEMA: dict[str, Any] = {
             "[operation, gpu, pass, metric]",
             {**_INT, "description": "position in op"}, {**_INT, "description": "position in gpu"},
             {**_INDEX, "description": "position in pas"}, {**_INT, "description": "position in met"})},
-        "lb": _strings("what group labels add to their GPU's label ('' for none; the full label after '!' when it "
-                       "does not start with the GPU's)"),
         "co": {"type": "array", "description": "ranked comparison groups, in answer order", "items": _tuple(
             "[workload, lane, label, group id, rows]",
-            {**_INT, "description": "position in wl"}, {**_INT, "description": "position in ln"},
+            {**_INT, "description": "position in the shard's wl"}, {**_INT, "description": "position in the shard's ln"},
             {**_INT, "description": "position in lb"},
             {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "groups/<id>/ is its page"},
             {"type": "array", "items": {"type": "number"}, "description": (
@@ -85,7 +107,7 @@ RUN_DIRECTORY_SCHEMA: dict[str, Any] = {
     "$schema": DIALECT,
     "title": "KernelIndex run directory shard",
     "description": ("Run digests to run names, for runs whose digest starts with this shard's two hex digits. "
-                    "api/v1/runs/<name>/index.json is the run's mirror."),
+                    "api/v1/runs/<name>.json is the run's mirror."),
     "type": "object",
     "additionalProperties": False,
     "required": ["v", "shard", "runs"],
@@ -139,6 +161,7 @@ COMPARE_RESULT_SCHEMA: dict[str, Any] = {
 
 DATA_SCHEMAS: dict[str, dict[str, Any]] = {
     "search-index": SEARCH_INDEX_SCHEMA,
+    "search-shard": SEARCH_SHARD_SCHEMA,
     "run-directory": RUN_DIRECTORY_SCHEMA,
     "compare-result": COMPARE_RESULT_SCHEMA,
 }

@@ -1,5 +1,6 @@
 // KernelIndex search: the query parser and matcher of site_builder/search/query.py and match.py,
-// step for step, over the same compact index (api/v1/search-index.json). The tests run this file
+// step for step, over the same compact index (api/v1/search-index.json, the head, and a shard per
+// operation in api/v1/search/, merged as site_builder/search/shards.py merges). The tests run this file
 // in node against answers computed in Python (tests/discover/test_search_js.py), so the two
 // implementations cannot drift apart. No framework, no network beyond the index itself.
 (function (root) {
@@ -286,9 +287,36 @@
     return Number(value.toPrecision(4)).toLocaleString("en-US") + " " + unit;
   }
 
+  // ------------------------------------------------------------------------------------------
+  // The index in pieces (site_builder/search/shards.py): a head, and a shard per operation.
+
+  function mergeShards(head, shards) {
+    var merged = {};
+    Object.keys(head).forEach(function (key) { if (key !== "sh") merged[key] = head[key]; });
+    merged.wl = []; merged.ln = []; merged.co = [];
+    head.op.forEach(function (op) {
+      if (!has(shards, op[0])) return;
+      var shard = shards[op[0]], wlOffset = merged.wl.length, lnOffset = merged.ln.length;
+      merged.wl = merged.wl.concat(shard.wl);
+      merged.ln = merged.ln.concat(shard.ln);
+      shard.co.forEach(function (cohort) {
+        merged.co.push([cohort[0] + wlOffset, cohort[1] + lnOffset].concat(cohort.slice(2)));
+      });
+    });
+    return merged;
+  }
+
+  function neededShards(head, query) {
+    if (!query.terms.length) return [];
+    return head.op.filter(function (op, position) {
+      return head.sh[position] > 0 && (query.ops === null || query.ops.indexOf(op[0]) >= 0);
+    }).map(function (op) { return op[0]; });
+  }
+
   var api = {
     vocabulary: vocabulary, parseQuery: parseQuery, search: search, parseValue: parseValue,
-    cohortLabel: cohortLabel, workloadLabel: workloadLabel, measure: measure
+    cohortLabel: cohortLabel, workloadLabel: workloadLabel, measure: measure,
+    mergeShards: mergeShards, neededShards: neededShards
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   root.KernelIndexSearch = api;
@@ -312,28 +340,65 @@
   function link(href, text) { return element("a", { href: href }, [text]); }
 
   // Page paths come from the form's data attributes (urls.py decides them): "kernels/{}.html" …
-  var paths = { kernel: "kernels/{}.html", group: "groups/{}.html" };
+  var paths = { kernel: "kernels/{}.html", group: "groups/{}.html", shard: "api/v1/search/{}.json",
+                shardScript: "static/search/{}.js" };
   function path(kind, value) { return paths[kind].split("{}").join(value); }
+
+  // A script that sets a global: what file:// pages can load, where fetch cannot read files.
+  function viaScript(src, loaded) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.onload = function () {
+        var value = loaded();
+        if (value) resolve(value);
+        else reject(new Error("the search index did not load"));
+      };
+      script.onerror = function () { reject(new Error("the search index could not be loaded")); };
+      document.head.appendChild(script);
+    });
+  }
+
+  function fetchJson(url, fallback) {
+    if (location.protocol === "file:" || typeof fetch !== "function") return fallback();
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.json();
+    }).catch(fallback);
+  }
 
   function loadIndex(form) {
     if (root.KERNELINDEX_SEARCH_INDEX) return Promise.resolve(root.KERNELINDEX_SEARCH_INDEX);
-    var viaScript = function () {
-      return new Promise(function (resolve, reject) {
-        var script = document.createElement("script");
-        script.src = form.getAttribute("data-index-script");
-        script.onload = function () {
-          if (root.KERNELINDEX_SEARCH_INDEX) resolve(root.KERNELINDEX_SEARCH_INDEX);
-          else reject(new Error("the search index did not load"));
-        };
-        script.onerror = function () { reject(new Error("the search index could not be loaded")); };
-        document.head.appendChild(script);
-      });
-    };
-    if (location.protocol === "file:" || typeof fetch !== "function") return viaScript();
-    return fetch(form.getAttribute("data-index")).then(function (response) {
-      if (!response.ok) throw new Error("HTTP " + response.status);
-      return response.json();
-    }).catch(viaScript);
+    return fetchJson(form.getAttribute("data-index"), function () {
+      return viaScript(form.getAttribute("data-index-script"), function () { return root.KERNELINDEX_SEARCH_INDEX; });
+    });
+  }
+
+  // The shards a query needs, each fetched once per page.
+  var shardCache = {};
+  function loadShard(form, rootPath, name) {
+    if (!has(shardCache, name)) {
+      var preloaded = root.KERNELINDEX_SEARCH_SHARDS;
+      if (preloaded && has(preloaded, name)) shardCache[name] = Promise.resolve(preloaded[name]);
+      else {
+        shardCache[name] = fetchJson(rootPath + path("shard", name), function () {
+          return viaScript(rootPath + path("shardScript", name), function () {
+            var loaded = root.KERNELINDEX_SEARCH_SHARDS;
+            return loaded && has(loaded, name) ? loaded[name] : null;
+          });
+        });
+      }
+    }
+    return shardCache[name];
+  }
+
+  function loadShards(form, rootPath, head, vocab, text) {
+    var names = neededShards(head, parseQuery(head, text, vocab));
+    return Promise.all(names.map(function (name) { return loadShard(form, rootPath, name); })).then(function (found) {
+      var shards = {};
+      names.forEach(function (name, i) { shards[name] = found[i]; });
+      return mergeShards(head, shards);
+    });
   }
 
   function describeDiffer(index, d) {
@@ -462,12 +527,22 @@
     var rootPath = form.getAttribute("data-root") || "";
     paths.kernel = form.getAttribute("data-kernel-url") || paths.kernel;
     paths.group = form.getAttribute("data-group-url") || paths.group;
+    paths.shard = form.getAttribute("data-shard-url") || paths.shard;
+    paths.shardScript = form.getAttribute("data-shard-script") || paths.shardScript;
     var params = new URLSearchParams(location.search);
     if (params.get("q")) input.value = params.get("q");
     var status = document.getElementById("search-status");
-    loadIndex(form).then(function (index) {
-      var vocab = vocabulary(index);
-      var run = function () { render(index, vocab, input.value, target, rootPath); };
+    loadIndex(form).then(function (head) {
+      var vocab = vocabulary(head);
+      var asked = 0;
+      var run = function () {
+        var text = input.value, ticket = ++asked;
+        loadShards(form, rootPath, head, vocab, text).then(function (index) {
+          if (ticket === asked) render(index, vocab, text, target, rootPath);  // a later query may have answered first
+        }).catch(function (error) {
+          if (status) status.textContent = "Search is unavailable (" + error.message + "); browse the lists below.";
+        });
+      };
       form.addEventListener("submit", function (event) {
         event.preventDefault();
         var url = new URL(location.href);
@@ -475,7 +550,8 @@
         try { history.replaceState(null, "", url.toString()); } catch (error) { /* file:// may refuse */ }
         run();
       });
-      if (status) status.textContent = "Search index loaded: " + index.co.length + " comparison groups.";
+      var groups = head.sh.reduce(function (sum, count) { return sum + count; }, 0);
+      if (status) status.textContent = "Search index loaded: " + groups + " comparison groups.";
       run();
     }).catch(function (error) {
       if (status) status.textContent = "Search is unavailable (" + error.message + "); browse the lists below.";

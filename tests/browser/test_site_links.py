@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 from site_builder import urls
+from site_builder.mirrors import listed_documents
 
 from .sitemap import html_pages, is_external, read_page, resolve
 
@@ -83,6 +84,10 @@ def test_every_json_file_parses(bundled_site: Path):
     assert not broken, "\n".join(broken[:10])
 
 
+def read_json(site: Path, path: str):
+    return json.loads((site / path).read_text(encoding="utf-8"))
+
+
 def test_every_mirror_validates_against_the_schema_it_names(bundled_site: Path, pages):
     index = json.loads((bundled_site / urls.API_INDEX).read_text(encoding="utf-8"))
     validators = {}
@@ -96,13 +101,18 @@ def test_every_mirror_validates_against_the_schema_it_names(bundled_site: Path, 
 
     errors = list(validator(urls.schema("index-document")).iter_errors(index))
     assert not errors, errors[0].message
+    for kind in index["kinds"]:
+        for part in kind["parts"]:
+            errors = list(validator(index["partSchema"]).iter_errors(read_json(bundled_site, part["index"])))
+            assert not errors, f"{part['index']}: {errors[0].message}"
+    documents = list(listed_documents(lambda path: read_json(bundled_site, path)))
     # Each document once; every page but the 404 has its mirror among them.
-    listed = [entry["mirror"] for entry in index["documents"]]
+    listed = [entry["mirror"] for entry in documents]
     assert len(listed) == len(set(listed))
-    unmirrored = set(pages) - {entry["html"] for entry in index["documents"]} - {urls.NOT_FOUND}
+    unmirrored = set(pages) - {entry["html"] for entry in documents} - {urls.NOT_FOUND}
     assert not unmirrored, f"{len(unmirrored)} pages without a mirror, e.g. {sorted(unmirrored)[:5]}"
     bad = []
-    for entry in index["documents"]:
+    for entry in documents:
         document = json.loads((bundled_site / entry["mirror"]).read_text(encoding="utf-8"))
         schema_path = index["schemas"][entry["kind"]]
         # A page mirror also names its schema and its page itself (data documents such as the

@@ -2,6 +2,7 @@
 // reports every case whose answer differs. Usage: node run_vectors.js <script.js> <vectors.json>
 // vectors: {"kind": "search", "index": {...}, "cases": [{"q": "...", "expected": {...}}]}
 //       or {"kind": "compare", "cases": [{"mirrors": [...], "expected": {...}}]}
+//       or {"kind": "shards", "head": {...}, "shards": {...}, "cases": [{"q": "...", "expected": {"needed", "merged"}}]}
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -33,13 +34,23 @@ function firstDifference(a, b, where) {
   return null;
 }
 
+// What the search page does with the index in pieces: the shards a query needs, and their merge.
+function shardsOf(q) {
+  const needed = api.neededShards(vectors.head, api.parseQuery(vectors.head, q, vocab));
+  const chosen = {};
+  needed.forEach((name) => { chosen[name] = vectors.shards[name]; });
+  return { needed, merged: api.mergeShards(vectors.head, chosen) };
+}
+
 const failures = [];
 let vocab = null;
 if (vectors.kind === "search") vocab = api.vocabulary(vectors.index);
+if (vectors.kind === "shards") vocab = api.vocabulary(vectors.head);
 vectors.cases.forEach((test, number) => {
   let got;
   try {
-    got = vectors.kind === "search" ? api.search(vectors.index, test.q, vocab) : api.compareRuns(test.mirrors);
+    if (vectors.kind === "shards") got = shardsOf(test.q);
+    else got = vectors.kind === "search" ? api.search(vectors.index, test.q, vocab) : api.compareRuns(test.mirrors);
   } catch (error) {
     failures.push({ case: number, q: test.q, error: String(error && error.stack || error) });
     return;

@@ -13,8 +13,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from site_builder import urls
+from site_builder.mirrors import listed_documents
 from site_builder.search.compare import compare_runs
 from site_builder.search.schema import COMPARE_RESULT_SCHEMA
+from site_builder.search.shards import merge
 
 from .conftest import BASE_URL
 
@@ -109,10 +111,21 @@ def test_search_index_is_small_valid_and_loadable_from_disk(site):
     assert len(index_text.encode()) < 400_000, "the bundled data's index should stay small"
     script = (site / urls.SEARCH_INDEX_SCRIPT).read_text(encoding="utf-8")
     assert script.startswith("window.KERNELINDEX_SEARCH_INDEX = ") and json.loads(script[34:].rstrip(";\n")) == index
-    for cohort in index["co"]:
-        assert (site / urls.group(cohort[3])).is_file()
-    for op in index["op"]:
+    shard_schema = jsonschema.Draft202012Validator(json.loads((site / urls.schema("search-shard")).read_text(encoding="utf-8")))
+    shards = {}
+    for op, groups in zip(index["op"], index["sh"]):
         assert (site / urls.kernel(op[0])).is_file()
+        if not groups:
+            assert not (site / urls.search_shard(op[0])).exists()
+            continue
+        shard = shards[op[0]] = json.loads((site / urls.search_shard(op[0])).read_text(encoding="utf-8"))
+        shard_schema.validate(shard)
+        assert len(shard["co"]) == groups
+        script = (site / urls.search_shard_script(op[0])).read_text(encoding="utf-8")
+        prefix = f'(window.KERNELINDEX_SEARCH_SHARDS = window.KERNELINDEX_SEARCH_SHARDS || {{}})["{op[0]}"] = '
+        assert script.startswith(prefix) and json.loads(script[len(prefix):].rstrip(";\n")) == shard
+    for cohort in merge(index, shards)["co"]:
+        assert (site / urls.group(cohort[3])).is_file()
 
 
 def test_examples_on_the_search_page_answer(site, bundled_index):
@@ -291,11 +304,12 @@ def test_sitemap_robots_and_llms_txt(site):
 
 def test_finding_mirrors_and_documents_validate(site):
     index = json.loads((site / urls.API_INDEX).read_text(encoding="utf-8"))
-    kinds = {"search", "records", "gpu", "gpus", "model", "models", "compare", "search-index", "run-directory"}
+    kinds = {"search", "records", "gpu", "gpus", "model", "models", "compare", "search-index", "search-shard",
+             "run-directory"}
     validators = {kind: jsonschema.Draft202012Validator(json.loads((site / index["schemas"][kind]).read_text(encoding="utf-8")))
                   for kind in kinds}
     seen = set()
-    for entry in index["documents"]:
+    for entry in listed_documents(lambda path: json.loads((site / path).read_text(encoding="utf-8"))):
         if entry["kind"] in kinds:
             seen.add(entry["kind"])
             document = json.loads((site / entry["mirror"]).read_text(encoding="utf-8"))

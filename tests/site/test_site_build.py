@@ -17,6 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from site_builder.build import build_site
+from site_builder.mirrors import listed_documents
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -257,8 +258,16 @@ def test_every_mirror_validates_against_its_schema(site):
                   for kind, path in index["schemas"].items()}
     index_schema = json.loads((site / "api/v1/schemas/index-document.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(index_schema).validate(index)
-    assert len(index["documents"]) == sum(1 for _ in (site / "api/v1").rglob("*.json")) - len(validators) - 2
-    for entry in index["documents"]:
+    part_schema = jsonschema.Draft202012Validator(json.loads((site / index["partSchema"]).read_text(encoding="utf-8")))
+    parts = [part["index"] for kind in index["kinds"] for part in kind["parts"]]
+    for part in parts:
+        part_schema.validate(json.loads((site / part).read_text(encoding="utf-8")))
+    documents = list(listed_documents(lambda path: json.loads((site / path).read_text(encoding="utf-8"))))
+    assert sum(kind["documents"] for kind in index["kinds"]) == len(documents)
+    # Every JSON file is a listed document, a schema, the index or one of its parts.
+    schemas = len(validators) + 2  # and the schemas of the index and of its parts
+    assert len(documents) == sum(1 for _ in (site / "api/v1").rglob("*.json")) - schemas - 1 - len(parts)
+    for entry in documents:
         document = json.loads((site / entry["mirror"]).read_text(encoding="utf-8"))
         errors = sorted(validators[entry["kind"]].iter_errors(document), key=lambda e: e.path)
         assert not errors, f"{entry['mirror']}: {errors[0].message} at {list(errors[0].path)}"
