@@ -30,10 +30,14 @@ from pathlib import Path
 
 FORMAT = b"kernelindex-parse-cache 1"
 ENV_DIR = "KERNELINDEX_CACHE_DIR"
+# The kind of an entry that holds a run's digest (see ``link._run_digest``) rather than a model.
+RUN_DIGEST_KIND = "=run-digest"
+_RUN_DIGEST_PREFIX = RUN_DIGEST_KIND.encode("ascii") + b" "
 
 # The modules whose code decides whether a file is valid and what its model holds.
+# link is one of them because runs' digests are cached too (see ``link._run_digest``).
 _VERSIONED_MODULES = ("schemas", "site_builder.yamlio", "site_builder.fastyaml", "site_builder.load", "site_builder.cache",
-                      "site_builder.bulkload")
+                      "site_builder.bulkload", "site_builder.link")
 
 
 def _code_version() -> bytes:
@@ -76,7 +80,8 @@ def default_cache_dir(data_dir: Path) -> Path:
 
 
 class ParseCache:
-    """Entries for one data folder: key -> (kind, model JSON)."""
+    """Entries for one data folder: key -> (kind, model JSON); and runs' digests, whose kind is
+    ``link.RUN_DIGEST_ENTRY``, by the key ``link`` makes of a run's file and references."""
 
     def __init__(self, file: Path):
         self.file = file
@@ -84,6 +89,9 @@ class ParseCache:
         self._new: dict[str, bytes] = {}
         self._used: set[str] = set()
         self._fresh_file = True  # no file of this version yet: the next save writes one
+        # Whether link asked for runs' digests: until it has, unused digest entries are not stale
+        # (a load without a link must not drop them, or the next build hashes every run again).
+        self._digests_asked = False
 
     @classmethod
     def for_data(cls, data_dir: Path, cache_dir: Path | None = None) -> "ParseCache":
@@ -122,7 +130,14 @@ class ParseCache:
             return None
         kind, _, payload = rest.partition(b" ")
         self._used.add(key)
-        return kind.decode("ascii", "replace"), payload
+        kind_text = kind.decode("ascii", "replace")
+        if kind_text == RUN_DIGEST_KIND:
+            self._digests_asked = True
+        return kind_text, payload
+
+    def asking_digests(self) -> None:
+        """link is about to look up runs' digests: unused ones may be dropped at the next save."""
+        self._digests_asked = True
 
     def put(self, key: str, kind: str, payload: str) -> None:
         rest = kind.encode("ascii") + b" " + payload.encode("utf-8")
@@ -136,7 +151,7 @@ class ParseCache:
     def save(self) -> None:
         """Append new entries, or rewrite the file when it is new or mostly stale. Never raises."""
         new = {key: line for key, line in self._new.items() if key not in self._stored}
-        stale = len(self._stored) - len(self._used & self._stored.keys())
+        stale = len(self._stale_keys())
         try:
             if self._fresh_file or stale > max(1000, len(self._used) // 4):
                 self._rewrite()
@@ -148,8 +163,16 @@ class ParseCache:
         self._stored.update(new)
         self._new.clear()
 
+    def _stale_keys(self) -> set[str]:
+        unused = self._stored.keys() - self._used
+        if self._digests_asked:
+            return unused
+        # An entry is b"<crc> <kind> <payload>": the kind starts after the 8-digit CRC and a space.
+        return {key for key in unused if not self._stored[key].startswith(_RUN_DIGEST_PREFIX, 9)}
+
     def _rewrite(self) -> None:
-        live = {key: line for key, line in self._stored.items() if key in self._used}
+        stale = self._stale_keys()
+        live = {key: line for key, line in self._stored.items() if key not in stale}
         live.update(self._new)
         self.file.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.file.with_name(f"{self.file.name}.{os.getpid()}.tmp")

@@ -6,15 +6,18 @@ entity: nothing downstream looks a name up in a dict that might miss.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from schemas.digest import API_VERSION, spec_digest
 from schemas.kinds import KIND_FOLDERS
 from schemas.shapes import BindingError, bind_axes, concrete_tensors
 
+from .cache import RUN_DIGEST_KIND
 from .load import Document
 from .problems import Problem
 
@@ -25,7 +28,9 @@ SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes")}
 @dataclass
 class Entity:
     document: Document
-    canonical_spec: dict[str, Any]
+    # The canonical spec, or None until first read: a run whose digest came from the digest cache
+    # builds it only when something asks (a run page), from ``_spec_source``.
+    _canonical_spec: dict[str, Any] | None = field(repr=False, compare=False)
     digest: str
     # Resolved references, filled by link(): name of the field -> Entity.
     refs: dict[str, "Entity"] = field(default_factory=dict)
@@ -33,6 +38,13 @@ class Entity:
     axes: dict[str, int] = field(default_factory=dict)
     inputs: dict[str, dict] = field(default_factory=dict)
     outputs: dict[str, dict] = field(default_factory=dict)
+    _spec_source: Callable[[], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def canonical_spec(self) -> dict[str, Any]:
+        if self._canonical_spec is None:
+            self._canonical_spec = self._spec_source()  # type: ignore[misc]
+        return self._canonical_spec
 
     @property
     def kind(self) -> str:
@@ -132,14 +144,69 @@ def _spec_dump(document: Document) -> dict[str, Any]:
     return _normalise(document.model.spec.model_dump(mode="json", exclude_none=True))
 
 
+class DigestCache(Protocol):
+    """What link needs of ``cache.ParseCache``: entries by key (see ``_run_digest``)."""
+
+    def get(self, key: str) -> tuple[str, bytes] | None: ...
+
+    def put(self, key: str, kind: str, payload: str) -> None: ...
+
+    def asking_digests(self) -> None: ...
+
+
+_RUN_REFERENCES = ("implementation", "workload", "protocol", "environment")
+
+
+def _run_canonical_spec(document: Document, ref_digests: tuple[str, ...]) -> dict[str, Any]:
+    """A run's spec with its references replaced by their digests (without ``supersedesDigest``)."""
+    body = _spec_dump(document)
+    for key, digest in zip(_RUN_REFERENCES, ref_digests):
+        body.pop(key)
+        body[f"{key}Digest"] = digest
+    body.pop("supersedes", None)
+    return body
+
+
+def _superseding(source: Callable[[], dict[str, Any]], digest: str) -> dict[str, Any]:
+    spec = source()
+    spec["supersedesDigest"] = digest
+    return spec
+
+
+def _run_digest_key(content_key: str, ref_digests: tuple[str, ...], supersedes_digest: str | None) -> str:
+    """A run's digest depends on its file and on the digests it refers to, nothing else: the key
+    is the file's cache key (path and bytes) and those digests."""
+    parts = [content_key, *ref_digests, supersedes_digest or "-"]
+    return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
+
+
+def _run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_digest: str | None,
+                cache: DigestCache | None) -> str:
+    """The run's digest, from the cache when its file and references are unchanged; otherwise its
+    canonical spec is built (and kept on the entity) and hashed, and the digest stored."""
+    content_key = entity.document.content_key
+    key = None
+    if cache is not None and content_key is not None:
+        key = _run_digest_key(content_key, ref_digests, supersedes_digest)
+        hit = cache.get(key)
+        if hit is not None and hit[0] == RUN_DIGEST_KIND and len(hit[1]) == 71 and hit[1].startswith(b"sha256:"):
+            return hit[1].decode("ascii")
+    digest = spec_digest("BenchmarkRun", entity.canonical_spec)
+    if key is not None:
+        cache.put(key, RUN_DIGEST_KIND, digest)  # type: ignore[union-attr]
+    return digest
+
+
 # Namespaces for names: workload cases and suites share one, as they share one folder.
 def _namespace(kind: str) -> str:
     return "Workload" if kind in ("WorkloadCase", "WorkloadSuite") else kind
 
 
-def link(documents: list[Document], broken: Iterable[tuple[str, str]] = ()) -> tuple[Catalog, list[Problem]]:
+def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
+         cache: DigestCache | None = None) -> tuple[Catalog, list[Problem]]:
     """Resolve every reference. ``broken`` holds (folder, name) of files that failed to load: their
-    problems are already reported, so references to them are not reported again as dangling."""
+    problems are already reported, so references to them are not reported again as dangling.
+    ``cache``: where runs' digests are kept between builds (see ``_run_digest``)."""
     problems: list[Problem] = []
     # (folder, name) of every file that failed, here or in load: one bad file gives one error.
     failed: set[tuple[str, str]] = set(broken)
@@ -170,10 +237,13 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = ()) -> t
         return None
 
     def add(document: Document, spec: dict[str, Any], **extra: Any) -> Entity:
-        entity = Entity(document=document, canonical_spec=spec, digest=spec_digest(document.kind, spec), **extra)
+        entity = Entity(document=document, _canonical_spec=spec, digest=spec_digest(document.kind, spec), **extra)
         catalog.by_kind[document.kind][document.name] = entity
         return entity
 
+    run_digests: dict[str, tuple[str, ...]] = {}  # run name -> its references' digests
+    if cache is not None:
+        cache.asking_digests()
     ordered = sorted(named_documents(named), key=lambda d: _LINK_ORDER.index(d.kind))
     for document in ordered:
         kind = document.kind
@@ -245,12 +315,12 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = ()) -> t
                     f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
                 fail(document)
                 continue
-            body = _spec_dump(document)
-            for key in ("implementation", "workload", "protocol", "environment"):
-                body.pop(key)
-                body[f"{key}Digest"] = refs[key].digest
-            body.pop("supersedes", None)
-            add(document, body, refs=refs)
+            ref_digests = tuple(refs[key].digest for key in _RUN_REFERENCES)
+            entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
+                            _spec_source=partial(_run_canonical_spec, document, ref_digests))
+            entity.digest = _run_digest(entity, ref_digests, None, cache)
+            run_digests[document.name] = ref_digests
+            catalog.by_kind[kind][document.name] = entity
 
     # Second pass: references that may point forward within one kind, and checks across runs.
     for run in catalog.runs.values():
@@ -264,8 +334,11 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = ()) -> t
                 problems.append(run.document.problem("a run cannot supersede itself", "spec", "supersedes"))
             else:
                 run.refs["supersedes"] = target
-                run.canonical_spec["supersedesDigest"] = target.digest
-                run.digest = spec_digest("BenchmarkRun", run.canonical_spec)
+                if run._canonical_spec is not None:
+                    run._canonical_spec["supersedesDigest"] = target.digest
+                else:
+                    run._spec_source = partial(_superseding, run._spec_source, target.digest)  # type: ignore[arg-type]
+                run.digest = _run_digest(run, run_digests[run.name], target.digest, cache)
     problems.extend(_duplicate_runs(catalog))
     problems.extend(_other_references(catalog, failed))
     return catalog, problems

@@ -39,6 +39,9 @@ class Document:
     display: str  # the path as errors print it, relative to the working directory where possible
     kind: str
     model: Envelope
+    # The parse cache's key for the file (sha256 of its path and bytes) when a bulk load read it;
+    # link keys the digests it keeps between builds by it.
+    content_key: str | None = None
 
     @property
     def name(self) -> str:
@@ -66,7 +69,7 @@ def iter_data_files(data_dir: Path) -> Iterator[Path]:
     skipped) that are files with a data suffix, found with ``os.scandir``: its entries know
     whether they are folders without a ``stat`` each, which matters at 100,000 files.
     """
-    paths: list[Path] = []
+    paths: list[str] = []
     folders = [str(data_dir)] if data_dir.is_dir() else []
     while folders:
         folder = folders.pop()
@@ -83,8 +86,17 @@ def iter_data_files(data_dir: Path) -> Iterator[Path]:
             except OSError:
                 pass
             if _suffix(entry.name) in DATA_SUFFIXES and _is_file(entry):
-                paths.append(Path(entry.path))
-    yield from sorted(paths)
+                paths.append(entry.path)
+    # Sorted as Paths sort (part by part: "a/b" before "a-c"), but comparing lists of strings, not
+    # Path objects (a Path comparison costs a microsecond; at 100,000 files there are 1.7 million).
+    # Every path starts with the same str(data_dir), so splitting its "." or "/" alike is harmless.
+    paths.sort(key=_path_parts)
+    for path in paths:
+        yield Path(path)
+
+
+def _path_parts(path: str) -> list[str]:
+    return path.split(os.sep)
 
 
 def _is_file(entry: os.DirEntry) -> bool:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 
-from .bulkload import paused_gc
+from .bulkload import load_many, paused_gc
+from .cache import ParseCache
 from .checks import future_observations
 from .link import Catalog, link
-from .load import display_path, iter_data_files, load_documents
+from .load import display_path, iter_data_files
 from .problems import DataError
 
 
@@ -21,19 +22,23 @@ def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache:
     """
     if not data_dir.is_dir():
         raise FileNotFoundError(f"{data_dir}: no such data folder")
-    with paused_gc():  # millions of long-lived objects, no cycles: see bulkload.paused_gc
+    with paused_gc(keep=True):  # millions of long-lived objects, no cycles: see bulkload.paused_gc
         return _load_and_link(data_dir, as_of, cache)
 
 
 def _load_and_link(data_dir: Path, as_of: date | datetime | None, cache: bool) -> Catalog:
     paths = list(iter_data_files(data_dir))
-    documents, problems = load_documents(data_dir, paths, cache=cache)
+    # One cache for both: it holds the files' models and, for link, the runs' digests.
+    parse_cache = ParseCache.for_data(data_dir) if cache else None
+    documents, problems = load_many(data_dir, paths, parse_cache)
     problems.extend(future_observations(documents, as_of))
     # Files that failed are named to link, so references to them are not reported a second time.
     failed = {problem.path for problem in problems}
     broken = {(path.relative_to(data_dir).parts[0], path.stem) for path in paths
               if failed and display_path(path) in failed}  # display_path resolves: only when needed
-    catalog, link_problems = link(documents, broken)
+    catalog, link_problems = link(documents, broken, parse_cache)
+    if parse_cache is not None:
+        parse_cache.save()  # the digests link added; nothing is written when none were
     problems.extend(link_problems)
     if problems:
         raise DataError(problems)
