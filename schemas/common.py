@@ -28,6 +28,10 @@ def quoted(value: Any, limit: int = 80) -> str:
 
 def check_slug(value: str) -> str:
     """A slug becomes a URL path segment and a file name, so it must never climb out of a folder."""
+    # Every file has several slugs and nearly all are fine: one test of every rule below, in C
+    # calls, before the checks that explain what is wrong (400,000 slugs a load at 100,000 runs).
+    if type(value) is str and len(value) <= SLUG_MAX and ".." not in value and _SLUG_RE.fullmatch(value):
+        return value
     if isinstance(value, str) and not value.isascii():  # str.isascii is C-fast; the scan below is not
         foreign = next((char for char in value if not char.isascii()), None)
         if foreign is not None:

@@ -102,14 +102,25 @@ class _Displays:
             return display_path(path)  # the link itself resolves elsewhere
         return self.regular(path)
 
+    def _base(self, folder: Path) -> str | None:
+        try:
+            return str(folder.resolve().relative_to(self.cwd))
+        except ValueError:
+            return None
+
     def regular(self, path: Path) -> str:
         """For a path known not to be a symbolic link (opened with ``O_NOFOLLOW``)."""
+        folder, slash, name = str(path).rpartition("/")
+        if os.sep == "/" and slash and folder:  # the folder by string: path.parent is a new Path
+            if folder not in self.folders:
+                self.folders[folder] = self._base(path.parent)
+            base = self.folders[folder]
+            if base is None:
+                return str(path)
+            return name if base == "." else f"{base}/{name}"
         folder = str(path.parent)
         if folder not in self.folders:
-            try:
-                self.folders[folder] = str(path.parent.resolve().relative_to(self.cwd))
-            except ValueError:
-                self.folders[folder] = None
+            self.folders[folder] = self._base(path.parent)
         base = self.folders[folder]
         if base is None:
             return str(path)
