@@ -70,6 +70,13 @@ def listing(section: str) -> str:
     return f"{section}.html"
 
 
+def challenges(kind: str | None = None, number: int = 1) -> str:
+    """challenges.html (the overview), challenges/<kind>.html, challenges/<kind>/page-2.html …"""
+    if kind is None:
+        return CHALLENGES
+    return f"challenges/{kind}.html" if number == 1 else f"challenges/{kind}/page-{number}.html"
+
+
 def mirror(page: str) -> str:
     """The JSON twin of a page: the same path under api/v1/, ending in .json.
 

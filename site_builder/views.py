@@ -574,12 +574,20 @@ class CoverageRow(View):
 
 
 class ChallengesPage(Page):
+    """challenges.html: coverage, gaps and, per kind, the most recent challenges with a link to the
+    full list; challenges/<kind>.html (then …/<kind>/page-<n>.html): one kind's full list, paged."""
+
     kind: Literal["challenges"] = "challenges"
+    view: str | None = Field(default=None, description="null on the overview; the challenge kind a full list shows")
     gpus: list[Link]
     coverage: list[CoverageRow]
     gaps: list[GapView]
-    groups: dict[str, list[ChallengeRow]] = Field(description="per kind, the most recently observed first, capped")
+    groups: dict[str, list[ChallengeRow]] = Field(
+        description="per kind, the most recently observed first: capped on the overview, one page of a full list")
     totals: dict[str, int]
+    full_lists: dict[str, str] = Field(default_factory=dict, description="per kind, the first page of its full list")
+    page_number: int = 1
+    pages: list[Link] = Field(default_factory=list, description="a full list's pages, in order")
 
 
 class MethodologyPage(Page):

@@ -17,8 +17,8 @@ from .catalog import (
 from .common import ViewFactory
 from .discover import discover_tasks
 from .kernel import kernel_tasks
-from .run import group_tasks, run_tasks
-from .site import challenges_page, index_page, methodology_page
+from .run import Sign, group_tasks, run_tasks, unsigned
+from .site import challenges_pages, index_page, methodology_page
 
 PageTask = Callable[[], Iterable[Page]]
 
@@ -27,21 +27,22 @@ def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
 
 
-def page_tasks(board: Leaderboard, methodology_markdown: str) -> list[PageTask]:
+def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned) -> list[PageTask]:
+    """``sign`` marks the run and group pages' tasks for a rebuild to skip (``signatures``)."""
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     return [
         _one(lambda: index_page(factory)),
         *map(_one, kernel_tasks(factory)),
-        *map(_one, group_tasks(factory)),
-        *map(_one, run_tasks(factory)),
+        *group_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
+        *run_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
         *map(_one, implementation_tasks(factory, index)),
         lambda: hardware_pages(factory, index),
         lambda: environment_pages(factory, index),
         lambda: protocol_pages(factory, index),
         lambda: source_pages(factory, index),
         lambda: listing_pages(factory, index),
-        _one(lambda: challenges_page(factory)),
+        lambda: challenges_pages(factory),
         _one(lambda: methodology_page(factory, methodology_markdown)),
         *discover_tasks(factory),  # search, records, GPUs, models, compare (issue 9)
     ]

@@ -7,7 +7,7 @@ from collections import Counter
 from .. import urls
 from ..derive.challenges import CHALLENGE_TITLES, GAP
 from ..views import (
-    ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary,
+    ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
 )
 from .common import LIST_LIMIT, ViewFactory
@@ -43,7 +43,44 @@ def _first_paragraph(text: str | None) -> str | None:
     return text.split("\n\n", 1)[0].strip() if text else None
 
 
-def challenges_page(factory: ViewFactory) -> ChallengesPage:
+def challenges_pages(factory: ViewFactory) -> list[ChallengesPage]:
+    """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
+    each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
+    the site (a site of 100,000 runs has tens of thousands of stale records)."""
+    board = factory.board
+    by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
+    for challenge in board.cohort_challenges:
+        by_kind[challenge.kind].append(challenge)
+    for found in by_kind.values():
+        # The most recently observed first: the gaps someone is most likely able to fill.
+        found.sort(key=lambda c: (-c.holder.run.observed_at.timestamp(), c.cohort))
+    totals = {kind: len(found) for kind, found in by_kind.items()}
+
+    def rows(found: list) -> list[ChallengeRow]:
+        return [ChallengeRow(kind=c.kind, operation=factory.operation_link(board.cohorts[c.cohort].operation),
+                             workload=factory.workload_link(board.cohorts[c.cohort].workload),
+                             cohort=factory.cohort_summary(board.cohorts[c.cohort])) for c in found]
+
+    overview = ChallengesPage(
+        **factory.page_fields("challenges", "Challenges", urls.CHALLENGES), **_coverage(factory),
+        groups={kind: rows(found[:LIST_LIMIT]) for kind, found in by_kind.items()}, totals=totals,
+        full_lists={kind: urls.challenges(kind) for kind in by_kind})
+    pages = [overview]
+    for kind, found in by_kind.items():
+        count = max(1, -(-len(found) // LIST_LIMIT))
+        links = [Link(title=f"Page {n}", url=urls.challenges(kind, n)) for n in range(1, count + 1)]
+        for number in range(1, count + 1):
+            title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
+            chunk = found[(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
+            pages.append(ChallengesPage(
+                **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
+                gpus=[], coverage=[], gaps=[], groups={kind: rows(chunk)}, totals={kind: totals[kind]},
+                page_number=number, pages=links))
+    return pages
+
+
+def _coverage(factory: ViewFactory) -> dict:
+    """The overview's coverage table of priority (family × GPU) cells and its gaps."""
     board, catalog = factory.board, factory.catalog
     gpus = board.priority_gpus
     counts: dict[tuple[str, str], int] = {}
@@ -53,25 +90,12 @@ def challenges_page(factory: ViewFactory) -> ChallengesPage:
             key = (family, cohort.gpu.datasheet)
             counts[key] = counts.get(key, 0) + len(cohort.rows)
     families = sorted({operation.spec.family for operation in catalog.operations.values()})
-    by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
-    for challenge in board.cohort_challenges:
-        by_kind[challenge.kind].append(challenge)
-    groups: dict[str, list[ChallengeRow]] = {}
-    for kind, found in by_kind.items():
-        # The most recently observed first: the gaps someone is most likely able to fill.
-        found.sort(key=lambda c: (-c.holder.run.observed_at.timestamp(), c.cohort))
-        groups[kind] = [ChallengeRow(kind=kind, operation=factory.operation_link(board.cohorts[c.cohort].operation),
-                                     workload=factory.workload_link(board.cohorts[c.cohort].workload),
-                                     cohort=factory.cohort_summary(board.cohorts[c.cohort])) for c in found[:LIST_LIMIT]]
-    return ChallengesPage(
-        **factory.page_fields("challenges", "Challenges", urls.CHALLENGES),
-        gpus=[factory.hardware_link(name) for name in gpus],
-        coverage=[CoverageRow(family=family, cells=[CoverageCell(gpu=label, eligible_runs=counts.get((family, name), 0))
-                                                    for name, label in gpus.items()]) for family in families],
-        gaps=[GapView(family=family, gpu=gpus[gpu], hardware=factory.hardware_link(gpu)) for family, gpu in board.gaps],
-        groups=groups,
-        totals={kind: len(found) for kind, found in by_kind.items()},
-    )
+    return {
+        "gpus": [factory.hardware_link(name) for name in gpus],
+        "coverage": [CoverageRow(family=family, cells=[CoverageCell(gpu=label, eligible_runs=counts.get((family, name), 0))
+                                                       for name, label in gpus.items()]) for family in families],
+        "gaps": [GapView(family=family, gpu=gpus[gpu], hardware=factory.hardware_link(gpu)) for family, gpu in board.gaps],
+    }
 
 
 def methodology_page(factory: ViewFactory, markdown: str) -> MethodologyPage:
