@@ -14,11 +14,12 @@ tens of MB at 100,000 runs), one per output folder. The next build of that folde
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-FORMAT = "kernelindex-site-manifest 1"
+FORMAT = "kernelindex-site-manifest 2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,16 @@ class FileRecord:
     sha256: str
     size: int
     mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """A page a signed task built (``signatures``): what the API index needs to list it again."""
+
+    kind: str
+    title: str
+    html: str
+    mirror: str
 
 
 def manifest_path(cache_dir: Path, out_dir: Path) -> Path:
@@ -42,12 +53,22 @@ class SiteManifest:
     fingerprint: str  # of the build's inputs (``fingerprint.build_fingerprint``)
     renderer: str  # of what turns a view model into HTML: code, templates, Vega bundle, base URL
     files: dict[str, FileRecord]
+    pages: dict[str, list[PageRecord]] = field(default_factory=dict)  # by signature
+
+    @property
+    def listing(self) -> str:
+        """``listing_digest`` of the site as written."""
+        return _listing_digest((r.path, r.size, r.mtime_ns) for r in self.files.values())
 
     def save(self, path: Path) -> None:
         """Atomically: a crash leaves the old manifest or the new one, never half of one."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [FORMAT, f"fingerprint\t{self.fingerprint}", f"renderer\t{self.renderer}"]
+        lines = [FORMAT, f"fingerprint\t{self.fingerprint}", f"renderer\t{self.renderer}", f"listing\t{self.listing}",
+                 f"files\t{len(self.files)}"]
         lines += [f"{r.path}\t{r.sha256}\t{r.size}\t{r.mtime_ns}" for r in sorted(self.files.values(), key=_by_path)]
+        lines.append(f"pages\t{len(self.pages)}")
+        for signature, pages in sorted(self.pages.items()):
+            lines.append("\t".join([signature, json.dumps([[p.kind, p.title, p.html, p.mirror] for p in pages])]))
         temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
         temporary.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
         os.replace(temporary, path)
@@ -59,18 +80,59 @@ class SiteManifest:
             lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
         except OSError:
             return None
-        if len(lines) < 3 or lines[0] != FORMAT:
+        if len(lines) < 6 or lines[0] != FORMAT:
             return None
         try:
             fingerprint = lines[1].split("\t")[1]
             renderer = lines[2].split("\t")[1]
+            count = int(lines[4].split("\t")[1])
             files = {}
-            for line in lines[3:]:
+            for line in lines[5:5 + count]:
                 name, sha, size, mtime = line.split("\t")
                 files[name] = FileRecord(name, sha, int(size), int(mtime))
-        except (IndexError, ValueError):
+            pages = {}
+            for line in lines[6 + count:]:
+                signature, listed = line.split("\t")
+                pages[signature] = [PageRecord(*fields) for fields in json.loads(listed)]
+        except (IndexError, ValueError, TypeError):
             return None
-        return cls(fingerprint, renderer, files)
+        return cls(fingerprint, renderer, files, pages)
+
+
+@dataclass(frozen=True)
+class ManifestHeader:
+    fingerprint: str
+    listing: str
+    files: int
+
+
+def read_header(path: Path) -> ManifestHeader | None:
+    """The first lines only: all a build with nothing to do needs (the whole manifest is tens of MB at scale)."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as file:
+            lines = [file.readline().rstrip("\n") for _ in range(5)]
+    except OSError:
+        return None
+    if lines[0] != FORMAT or not all("\t" in line for line in lines[1:]):
+        return None
+    try:
+        files = int(lines[4].split("\t")[1])
+    except ValueError:
+        return None
+    return ManifestHeader(fingerprint=lines[1].split("\t")[1], listing=lines[3].split("\t")[1], files=files)
+
+
+def listing_digest(root: Path) -> str:
+    """A hash of every file's path, size and modification time in the folder (no file is read).
+    Equal to the manifest's when nobody added, removed or edited a file since the build."""
+    return _listing_digest((path, stat.st_size, stat.st_mtime_ns) for path, stat in _walk(root))
+
+
+def _listing_digest(entries) -> str:
+    digest = hashlib.sha256()
+    for path, size, mtime in sorted(entries):
+        digest.update(f"{path}\0{size}\0{mtime}\0".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def _by_path(record: FileRecord) -> str:
@@ -94,6 +156,12 @@ class PreviousSite:
     renderer: str
     intact: dict[str, FileRecord]  # files whose size and mtime are still what the manifest says
     exact: bool  # every listed file intact, and no other file in the folder
+    pages: dict[str, list[PageRecord]]  # by signature, only where every page's files are intact
+
+    @classmethod
+    def as_written(cls, root: Path, manifest: SiteManifest) -> PreviousSite:
+        """The site, known (by ``listing_digest``) to be exactly what the manifest lists."""
+        return cls(root, manifest.fingerprint, manifest.renderer, manifest.files, True, manifest.pages)
 
     def reusable(self, path: str, sha256: str) -> bool:
         record = self.intact.get(path)
@@ -116,7 +184,9 @@ def inspect_site(out_dir: Path, manifest: SiteManifest | None) -> PreviousSite |
         else:
             unlisted = True
     exact = not unlisted and len(intact) == len(manifest.files)
-    return PreviousSite(out_dir, manifest.fingerprint, manifest.renderer, intact, exact)
+    pages = {signature: listed for signature, listed in manifest.pages.items()
+             if all(page.html in intact and page.mirror in intact for page in listed)}
+    return PreviousSite(out_dir, manifest.fingerprint, manifest.renderer, intact, exact, pages)
 
 
 def _walk(root: Path, relative: str = ""):

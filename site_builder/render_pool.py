@@ -40,6 +40,8 @@ class RenderedPage:
     mirror: FileRecord
     rendered: bool  # False: the previous build's HTML was reused
     has_charts: bool  # placeholders the parent fills once every chart is drawn
+    built: bool = True  # False: a signed task's pages were taken from the previous site unbuilt
+    signature: str | None = None  # of the signed task that made it (``signatures``)
 
 
 @dataclass
@@ -59,17 +61,43 @@ def _render_range(bounds: tuple[int, int]) -> tuple[list[RenderedPage], dict[str
     staging, renderer = _job.staging, _job.renderer
     done = []
     for task in _job.tasks[bounds[0]:bounds[1]]:
+        signature = getattr(task, "signature", None)
+        unchanged = _unchanged_pages(signature) if signature is not None else None
+        if unchanged is not None:
+            done.extend(unchanged)
+            continue
         for page in task():
             mirror = staging.put(page.mirror, mirror_json(page).encode("utf-8"))
             html = _reused_html(page.html, mirror) if _job.reuse_pages else None
             if html is not None:
-                done.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False))
+                done.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False,
+                                         signature=signature))
                 continue
             content = renderer.page(page).encode("utf-8")
             html = staging.put(page.html, content)
             done.append(RenderedPage(page.kind, page.title, html, mirror, rendered=True,
-                                     has_charts=ChartRenderer.has_placeholder(content)))
+                                     has_charts=ChartRenderer.has_placeholder(content), signature=signature))
     return done, renderer.charts.take_specs()
+
+
+def _unchanged_pages(signature: str) -> list[RenderedPage] | None:
+    """The previous site's pages of a signed task with the same signature, linked as they are."""
+    assert _job is not None
+    staging = _job.staging
+    listed = staging.previous.pages.get(signature) if staging.previous is not None else None
+    if not listed:
+        return None
+    pages, linked = [], []
+    for page in listed:
+        html, mirror = staging.reuse(page.html), staging.reuse(page.mirror)
+        linked += [record for record in (html, mirror) if record is not None]
+        if html is None or mirror is None:  # could not link: build the task after all, from a clean slate
+            for record in linked:
+                os.unlink(staging.root / record.path)
+            return None
+        pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False, built=False,
+                                  signature=signature))
+    return pages
 
 
 def _reused_html(html_path: str, mirror: FileRecord) -> FileRecord | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from typing import Any
 
 from .. import urls
 from ..charts import history_chart
@@ -17,14 +18,24 @@ from ..views import (
 )
 from .common import ViewFactory
 
+# Marks a task with its kernel and page so a rebuild can skip it when nothing it reads changed
+# (``signatures``); the plain build leaves tasks as they are.
+Sign = Callable[[str, Callable[[], Any], str], Callable[[], Any]]
+
+
+def unsigned(operation: str, task: Callable[[], Any], page: str) -> Callable[[], Any]:
+    return task
+
+
 # Timing statistics in the order a reader scans them.
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
 
 
-def run_tasks(factory: ViewFactory) -> Iterator[Callable[[], RunPage]]:
+def run_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], RunPage]]:
     superseded_by = {run.supersedes: run.name for run in factory.board.runs.values() if run.supersedes}
     for name in sorted(factory.catalog.runs):
-        yield partial(_run_page, factory, factory.catalog.runs[name], superseded_by.get(name))
+        task = partial(_run_page, factory, factory.catalog.runs[name], superseded_by.get(name))
+        yield sign(factory.board.runs[name].operation, task, urls.run(name))
 
 
 def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -> RunPage:
@@ -116,11 +127,11 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
     )
 
 
-def group_tasks(factory: ViewFactory) -> Iterator[Callable[[], GroupPage]]:
+def group_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], GroupPage]]:
     board = factory.board
     for workload, cohorts in sorted(board.workload_cohorts.items()):
         for cohort in cohorts:
-            yield partial(_group_page, factory, cohort, cohorts)
+            yield sign(cohort.operation, partial(_group_page, factory, cohort, cohorts), urls.group(cohort.key))
 
 
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:

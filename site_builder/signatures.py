@@ -1,0 +1,84 @@
+"""Page signatures: which run and group pages cannot have changed, decided before building them.
+
+Run and comparison-group pages are nine in ten of a site's pages. Building each one's view model
+costs more than comparing anything, so a rebuild needs to know, without building it, that a page
+would come out the same. A signature is a hash of everything such a page may read:
+
+- every data file that is not a run (kernels, workloads, implementations, environments, …), the
+  as-of date, and the renderer (code, templates, libraries, Vega bundle, base URL): the *global*
+  part, shared by all pages;
+- every run of the page's kernel (operation), with what supersedes it: the *kernel* part.
+
+The kernel, not the comparison group, is the unit because a run page reads across groups of its
+kernel: the kernel's headline workload (which decides workload URLs) counts eligible runs over all
+its workloads, and a group's label depends on its sibling groups. A superseding run from another
+kernel is named in the superseded run's part, so adding or removing it changes that part too.
+A change to one run thus re-renders the pages of one kernel; a change to anything else, all.
+
+Each entity counts by the bytes of its file (the parse cache's content key), so any edit to it,
+metadata included, changes the signature. ``tests/scale/test_incremental_build.py`` checks that
+builds reusing pages by signature equal builds from scratch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .derive.leaderboard import Leaderboard
+from .link import Entity
+from .views import Page
+
+RUN_KIND = "BenchmarkRun"
+
+
+@dataclass(frozen=True, slots=True)
+class SignedTask:
+    """A page task whose pages are a function of ``signature`` alone."""
+
+    signature: str
+    build: Callable[[], Iterable[Page]]
+
+    def __call__(self) -> Iterable[Page]:
+        return self.build()
+
+
+class PageSignatures:
+    def __init__(self, board: Leaderboard, renderer_fingerprint: str):
+        catalog = board.catalog
+        shared = hashlib.sha256(f"{renderer_fingerprint}|{board.as_of.isoformat()}".encode())
+        for kind in sorted(catalog.by_kind):
+            if kind != RUN_KIND:
+                for name, entity in sorted(catalog.by_kind[kind].items()):
+                    shared.update(f"\0{kind}\0{name}\0{_content(entity)}".encode())
+        self._shared = shared.hexdigest()
+        superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
+        by_operation: dict[str, list[tuple[str, str, str]]] = {}
+        runs = catalog.of(RUN_KIND)
+        for run in board.runs.values():
+            by_operation.setdefault(run.operation, []).append(
+                (run.name, _content(runs[run.name]), superseded_by.get(run.name, "")))
+        self._operations = {operation: _digest(self._shared, sorted(members)) for operation, members in by_operation.items()}
+
+    def operation(self, name: str) -> str:
+        """The signature of every run and group page of the kernel ``name``."""
+        return self._operations.get(name) or _digest(self._shared, [])
+
+    def signed(self, operation: str, task: Callable[[], Iterable[Page]], page: str) -> SignedTask:
+        """``task``, marked with its kernel's signature and the page it builds (one task, one page)."""
+        return SignedTask(hashlib.sha256(f"{self.operation(operation)}|{page}".encode()).hexdigest(), task)
+
+
+def _content(entity: Entity) -> str:
+    key = entity.document.content_key
+    if key is None:  # loaded without the bulk loader: hash the file itself
+        key = hashlib.sha256(entity.document.path.read_bytes()).hexdigest()
+    return key
+
+
+def _digest(shared: str, members: Iterable[tuple[str, ...]]) -> str:
+    digest = hashlib.sha256(shared.encode())
+    for member in members:
+        digest.update(("\0" + "\t".join(member)).encode())
+    return digest.hexdigest()
