@@ -69,7 +69,7 @@ test: install-kernels install-browser ## Run every test (kernels on the CPU, bro
 test-site: install ## Run the tests that need neither torch nor a browser (what a data PR's CI runs)
 	$(BIN)/python -m pytest -m "not kernels and not browser" $(PYTEST_ARGS)
 
-build: install ## Build the site from data/ into site/
+build: install ## Build the site from data/ into site/ (redoes only what changed; see README)
 	$(KI) build --data $(DATA) --out $(SITE)
 
 serve: build ## Build, then preview the site at http://127.0.0.1:$(PORT)/
