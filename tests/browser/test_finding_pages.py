@@ -15,13 +15,18 @@ import pytest
 from site_builder import urls
 from site_builder.search.match import search
 from site_builder.search.query import vocabulary
+from site_builder.search.shards import merge
 from tests.discover.vectors import FIXED, random_queries
 
 pytestmark = pytest.mark.browser
 
 
 def _index(site) -> dict:
-    return json.loads((site / urls.SEARCH_INDEX).read_text(encoding="utf-8"))
+    """The whole index: the published head merged with every shard."""
+    head = json.loads((site / urls.SEARCH_INDEX).read_text(encoding="utf-8"))
+    shards = {op[0]: json.loads((site / urls.search_shard(op[0])).read_text(encoding="utf-8"))
+              for op, groups in zip(head["op"], head["sh"]) if groups}
+    return merge(head, shards)
 
 
 def test_search_js_in_chromium_answers_as_python(browsing, bundled_site, bundled_url):
