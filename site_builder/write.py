@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import posixpath
 import shutil
 import tempfile
 from pathlib import Path
@@ -31,11 +30,14 @@ class OutputError(Exception):
 
 
 def check_output_path(path: str) -> str:
-    """A relative POSIX path that stays inside the output folder; slugs are validated, this is the guard."""
-    if not path or path.startswith("/") or "\\" in path or "\x00" in path:
+    """A relative POSIX path that stays inside the output folder; slugs are validated, this is the guard.
+
+    Written as string tests rather than ``posixpath.normpath`` because it runs for every file of
+    every build (330,000 at 100k runs); it accepts exactly the paths normpath leaves unchanged."""
+    if not path or path[0] == "/" or "\\" in path or "\x00" in path:
         raise OutputError(f"output path {path!r} is not a relative POSIX path")
-    normal = posixpath.normpath(path)
-    if normal != path or normal == "." or normal.startswith("../") or normal == "..":
+    bounded = f"/{path}/"
+    if "//" in bounded or "/./" in bounded or "/../" in bounded:
         raise OutputError(f"output path {path!r} would leave the output folder")
     return path
 
@@ -46,6 +48,8 @@ class Staging:
     def __init__(self, root: Path, previous: PreviousSite | None = None) -> None:
         self.root = root
         self.previous = previous
+        self._root = str(root)
+        self._previous_root = str(previous.root) if previous is not None else ""
         self._folders: set[str] = set()
 
     def put(self, path: str, content: bytes) -> FileRecord:
@@ -53,18 +57,19 @@ class Staging:
         check_output_path(path)
         sha = hashlib.sha256(content).hexdigest()
         if self.previous is not None and self.previous.reusable(path, sha) and self._link_previous(path):
-            return self._record(path, sha)
+            return self.previous.intact[path]
         self._make_folder(path)
         (self.root / path).write_bytes(content)
         return self._record(path, sha)
 
     def reuse(self, path: str) -> FileRecord | None:
-        """Link the previous site's file at ``path`` as it is; None when there is no intact one."""
+        """Link the previous site's file at ``path`` as it is; None when there is no intact one.
+        The record stays the previous one: a hard link is the same file, same size and time."""
         check_output_path(path)
         record = self.previous.record(path) if self.previous is not None else None
         if record is None or not self._link_previous(path):
             return None
-        return self._record(path, record.sha256)
+        return record
 
     def read(self, path: str) -> bytes:
         return (self.root / path).read_bytes()
@@ -72,20 +77,20 @@ class Staging:
     def _link_previous(self, path: str) -> bool:
         assert self.previous is not None
         self._make_folder(path)
-        try:
-            os.link(self.previous.root / path, self.root / path)
+        try:  # strings, not Path objects: this runs for every unchanged file of a rebuild
+            os.link(f"{self._previous_root}/{path}", f"{self._root}/{path}")
         except OSError:  # another file system, or the file went away: write it instead
             return False
         return True
 
     def _make_folder(self, path: str) -> None:
-        folder = posixpath.dirname(path)
+        folder, _, _ = path.rpartition("/")
         if folder and folder not in self._folders:
-            (self.root / folder).mkdir(parents=True, exist_ok=True)
+            os.makedirs(f"{self._root}/{folder}", exist_ok=True)
             self._folders.add(folder)
 
     def _record(self, path: str, sha: str) -> FileRecord:
-        stat = os.stat(self.root / path)
+        stat = os.stat(f"{self._root}/{path}")
         return FileRecord(path, sha, stat.st_size, stat.st_mtime_ns)
 
 

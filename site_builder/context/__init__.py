@@ -28,12 +28,12 @@ def _one(build: Callable[[], Page]) -> PageTask:
 
 
 def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned) -> list[PageTask]:
-    """``sign`` marks the run and group pages' tasks for a rebuild to skip (``signatures``)."""
+    """``sign`` marks the kernel, run and group pages' tasks for a rebuild to skip (``signatures``)."""
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     return [
         _one(lambda: index_page(factory)),
-        *map(_one, kernel_tasks(factory)),
+        *kernel_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
         *group_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
         *run_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
         *map(_one, implementation_tasks(factory, index)),

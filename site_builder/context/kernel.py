@@ -16,6 +16,7 @@ from ..views import (
     HeadlineView, ImplementationRow, KernelPage, LanguageBestView, WorkloadLink,
 )
 from .common import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
+from .run import Sign, unsigned
 
 
 def workloads_of(factory: ViewFactory) -> dict[str, list[Entity]]:
@@ -49,7 +50,7 @@ class _KernelFacts:
     last_observed: datetime | None
 
 
-def kernel_tasks(factory: ViewFactory) -> Iterator[Callable[[], KernelPage]]:
+def kernel_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], KernelPage]]:
     board = factory.board
     implementations_by_operation: dict[str, list[str]] = {}
     for name, implementation in sorted(factory.catalog.implementations.items()):
@@ -57,7 +58,7 @@ def kernel_tasks(factory: ViewFactory) -> Iterator[Callable[[], KernelPage]]:
     for operation_name, workloads in workloads_of(factory).items():
         shared = _kernel_facts(factory, operation_name, workloads, implementations_by_operation.get(operation_name, []))
         for workload in workloads:
-            yield partial(_kernel_page, factory, shared, workload)
+            yield sign(operation_name, partial(_kernel_page, factory, shared, workload), factory.workload_url(workload.name))
 
 
 def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity], implementations: list[str]) -> _KernelFacts:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import posixpath
 from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from site_builder import formatting, urls
 from site_builder.asof import from_source_date_epoch, resolve_as_of
 from site_builder.chart_svg import spec_json
 from site_builder.markdown import render_markdown, safe_link
-from site_builder.staircase_svg import staircase_svg
 from site_builder.manifest import SiteManifest, inspect_site
+from site_builder.staircase_svg import staircase_svg
 from site_builder.write import OutputError, Outputs, check_output_path
 
 
@@ -167,3 +170,17 @@ def test_staircase_escapes_names_and_reads_as_an_image():
     svg = staircase_svg(points, "ns", "Record history")
     assert svg.startswith("<svg") and 'role="img"' in svg
     assert "<b>" not in svg and "&lt;b&gt;" in svg and "Liger &amp; co: 81.3 µs, 2025-06-01" in svg
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab./\\\x00", max_size=8))
+def test_the_output_path_guard_accepts_exactly_what_normpath_leaves_alone(path):
+    normal = posixpath.normpath(path) if path else ""
+    expected = (bool(path) and not path.startswith("/") and "\\" not in path and "\x00" not in path and normal == path
+                and normal not in (".", "..") and not normal.startswith("../"))
+    try:
+        check_output_path(path)
+        accepted = True
+    except OutputError:
+        accepted = False
+    assert accepted == expected
