@@ -18,13 +18,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-FORMAT = "kernelindex-site-manifest 2"
+FORMAT = "kernelindex-site-manifest 3"
 
 
-@dataclass(frozen=True, slots=True)
-class FileRecord:
-    """One output file as written: its path in the site, sha256 (hex), size and mtime in ns."""
+class FileRecord(NamedTuple):
+    """One output file as written: its path in the site, sha256 (hex), size and mtime in ns.
+    (A named tuple: a rebuild at 100k runs reads 330,000 of them back.)"""
 
     path: str
     sha256: str
@@ -32,8 +33,7 @@ class FileRecord:
     mtime_ns: int
 
 
-@dataclass(frozen=True, slots=True)
-class PageRecord:
+class PageRecord(NamedTuple):
     """A page a signed task built (``signatures``): what the API index needs to list it again."""
 
     kind: str
@@ -61,14 +61,13 @@ class SiteManifest:
         return _listing_digest((r.path, r.size, r.mtime_ns) for r in self.files.values())
 
     def save(self, path: Path) -> None:
-        """Atomically: a crash leaves the old manifest or the new one, never half of one."""
+        """Atomically: a crash leaves the old manifest or the new one, never half of one. Five
+        header lines (all a build with nothing to do reads), then the files and the pages as JSON."""
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [FORMAT, f"fingerprint\t{self.fingerprint}", f"renderer\t{self.renderer}", f"listing\t{self.listing}",
-                 f"files\t{len(self.files)}"]
-        lines += [f"{r.path}\t{r.sha256}\t{r.size}\t{r.mtime_ns}" for r in sorted(self.files.values(), key=_by_path)]
-        lines.append(f"pages\t{len(self.pages)}")
-        for signature, pages in sorted(self.pages.items()):
-            lines.append("\t".join([signature, json.dumps([[p.kind, p.title, p.html, p.mirror] for p in pages])]))
+                 f"files\t{len(self.files)}",
+                 json.dumps(sorted(self.files.values()), ensure_ascii=False, separators=(",", ":")),
+                 json.dumps(dict(sorted(self.pages.items())), ensure_ascii=False, separators=(",", ":"))]
         temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
         temporary.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
         os.replace(temporary, path)
@@ -77,24 +76,22 @@ class SiteManifest:
     def read(cls, path: Path) -> SiteManifest | None:
         """The manifest, or None when there is none or it is not one we can read (then: full build)."""
         try:
-            lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+            lines = path.read_text(encoding="utf-8", errors="surrogateescape").split("\n")
         except OSError:
             return None
-        if len(lines) < 6 or lines[0] != FORMAT:
+        if len(lines) < 7 or lines[0] != FORMAT:
             return None
         try:
             fingerprint = lines[1].split("\t")[1]
             renderer = lines[2].split("\t")[1]
-            count = int(lines[4].split("\t")[1])
-            files = {}
-            for line in lines[5:5 + count]:
-                name, sha, size, mtime = line.split("\t")
-                files[name] = FileRecord(name, sha, int(size), int(mtime))
-            pages = {}
-            for line in lines[6 + count:]:
-                signature, listed = line.split("\t")
-                pages[signature] = [PageRecord(*fields) for fields in json.loads(listed)]
-        except (IndexError, ValueError, TypeError):
+            files = {row[0]: FileRecord._make(row) for row in json.loads(lines[5])}
+            pages = {signature: [PageRecord._make(page) for page in listed]
+                     for signature, listed in json.loads(lines[6]).items()}
+        except (IndexError, ValueError, TypeError, AttributeError):
+            return None
+        # Paths end up in links and file names: anything but text is a damaged manifest.
+        if not all(type(name) is str for name in files) or not all(
+                type(part) is str for listed in pages.values() for page in listed for part in page):
             return None
         return cls(fingerprint, renderer, files, pages)
 
@@ -133,10 +130,6 @@ def _listing_digest(entries) -> str:
     for path, size, mtime in sorted(entries):
         digest.update(f"{path}\0{size}\0{mtime}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
-
-
-def _by_path(record: FileRecord) -> str:
-    return record.path
 
 
 def forget(path: Path) -> None:
