@@ -12,7 +12,9 @@ process, from wait4). The steps:
 - validate cold (empty parse cache), validate warm (cache filled by the cold run), validate
   --no-cache (every file parsed, across the process pool);
 - build cold (empty cache, no site), no-op rebuild (nothing changed), rebuild after one run file
-  changed (its median moved by 1 ns) - when `kernelindex build` is available and succeeds.
+  changed (its median moved by 1 ns), then a build from scratch (--no-cache) of the changed data
+  into another folder, compared file by file with the rebuilt site: the incremental build must be
+  byte-identical to it - when `kernelindex build` is available and succeeds.
 
 Results go to benchmarks/results/build.json and the "Build speed at scale (issue 8)" section of
 benchmarks/RESULTS.md. The machine's load average is recorded beside each step: on a shared
@@ -53,6 +55,7 @@ class Step:
     peak_rss_mib: float
     load_before: float
     note: str = ""
+    summary: str = ""  # the command's last line of output (the build says what it rendered and reused)
 
 
 STEP_TIMEOUT = 1800.0
@@ -81,8 +84,9 @@ def measure(name: str, command: list[str], env: dict[str, str], timeout: float =
     note = "" if ok else f"exit {process.returncode}: " + " | ".join(tail)[-300:]
     if process.returncode == -signal.SIGKILL and wall >= timeout:
         note = f"stopped after {timeout:.0f} s"
+    summary = next(iter(stdout.decode("utf-8", "replace").strip().splitlines()[-1:]), "")
     step = Step(name, ok, round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
-                round(usage.ru_maxrss / 1024, 1), round(load, 2), note)
+                round(usage.ru_maxrss / 1024, 1), round(load, 2), note, summary)
     print(f"  {name:<22} {'ok' if ok else 'FAILED':<6} {step.wall_s:8.2f} s wall {step.cpu_s:8.2f} s cpu "
           f"{step.peak_rss_mib:8.1f} MiB  (load {load:.1f})" + (f"  {note}" if note else ""), flush=True)
     return step
@@ -123,6 +127,17 @@ def touch_one_run(data: Path) -> Path:
     return run
 
 
+def same_files(first: Path, second: Path) -> tuple[bool, int]:
+    """(whether two folders hold the same files with the same bytes, how many files were compared)."""
+    def listing(root: Path) -> list[str]:
+        return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
+
+    names = listing(first)
+    if names != listing(second):
+        return False, len(names)
+    return all((first / name).read_bytes() == (second / name).read_bytes() for name in names), len(names)
+
+
 def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: float = STEP_TIMEOUT,
                previous: dict | None = None) -> dict:
     print(f"{runs:,} runs", flush=True)
@@ -142,6 +157,14 @@ def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: floa
             steps.append(measure("build_noop", build, env, timeout))
             touch_one_run(data)
             steps.append(measure("build_one_change", build, env, timeout))
+            clean_site = folder / "site-from-scratch"
+            steps.append(measure("build_no_cache", KERNELINDEX + ["build", "--data", str(data), "--out", str(clean_site),
+                                                                 "--as-of", AS_OF, "--quiet", "--no-cache"], env, timeout))
+            if steps[-2].ok and steps[-1].ok:
+                identical, compared = same_files(site, clean_site)
+                print(f"  incremental site {'is' if identical else 'is NOT'} byte-identical to the build from scratch "
+                      f"({compared:,} files compared)", flush=True)
+                steps[-1].note = f"{'identical' if identical else 'DIFFERS'}: {compared:,} files compared with the rebuilt site"
     measured = {step.name: asdict(step) for step in steps}
     if not with_build and previous:
         # Build steps measured by an earlier run stay in the record, marked with their date.
@@ -182,10 +205,11 @@ def _cell(result: dict, name: str, field: str = "wall_s") -> str:
 
 
 def table(results: list[dict]) -> str:
-    names = ["validate_cold", "validate_warm", "validate_no_cache", "build_cold", "build_noop", "build_one_change"]
+    names = ["validate_cold", "validate_warm", "validate_no_cache", "build_cold", "build_noop", "build_one_change",
+             "build_no_cache"]
     header = ("| runs | files | synth s | validate cold s | validate warm s | validate no-cache s | build cold s "
-              "| no-op rebuild s | one changed run s | peak RSS MiB |")
-    lines = [header, "|" + " --- |" * 10]
+              "| no-op rebuild s | one changed run s | from scratch (--no-cache) s | peak RSS MiB |")
+    lines = [header, "|" + " --- |" * 11]
     for result in results:
         rss = max((s["peak_rss_mib"] for n, s in result["steps"].items() if n != "synth"), default=0)
         when = f" (measured {result['measured']})" if result.get("measured") else ""
@@ -194,6 +218,20 @@ def table(results: list[dict]) -> str:
                   else _cell(result, n) for n in names]
         cells.append(f"{rss:,.0f}")
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def build_summaries(results: list[dict]) -> str:
+    """What each build step said it did (pages rendered, files reused), and the byte-for-byte check."""
+    shown = {"build_cold": "cold", "build_noop": "no-op", "build_one_change": "one changed run",
+             "build_no_cache": "from scratch"}
+    lines = []
+    for result in results:
+        for name, label in shown.items():
+            step = result["steps"].get(name)
+            if step and step.get("summary"):
+                check = f" — {step['note']}" if name == "build_no_cache" and step.get("note") else ""
+                lines.append(f"- {result['runs']:,} runs, {label}: {step['summary']}{check}")
     return "\n".join(lines)
 
 
@@ -237,6 +275,10 @@ def markdown(report: dict) -> str:
         f"machine would take, at best.",
         "",
         table(results),
+        "",
+        "What each build did (its summary line), and whether the rebuilt site equals the one built from scratch:",
+        "",
+        build_summaries(results),
         "",
         "Cost per 1,000 runs (the curve; flat or falling means no worse than linear):",
         "",
