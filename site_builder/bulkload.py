@@ -38,14 +38,7 @@ Result = tuple[Document | None, list[Problem]]
 
 def read_file(path: Path) -> bytes:
     """The file's bytes with the fewest system calls: open, read until a short read, close."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        chunks = [os.read(descriptor, 1 << 16)]
-        while len(chunks[-1]) == 1 << 16:
-            chunks.append(os.read(descriptor, 1 << 20))
-        return b"".join(chunks) if len(chunks) > 1 else chunks[0]
-    finally:
-        os.close(descriptor)
+    return _read_descriptor(os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)))
 
 
 def read_regular_file(path: Path) -> bytes | None:
@@ -55,6 +48,11 @@ def read_regular_file(path: Path) -> bytes | None:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | os.O_NOFOLLOW)
     except OSError:
         return None  # a link (ELOOP), or unreadable: the full load says which
+    return _read_descriptor(descriptor)
+
+
+def _read_descriptor(descriptor: int) -> bytes:
+    """Everything from an open file, which is closed afterwards."""
     try:
         chunks = [os.read(descriptor, 1 << 16)]
         while len(chunks[-1]) == 1 << 16:
