@@ -112,3 +112,33 @@ def test_a_stale_manifest_is_never_trusted(built) -> None:
     again = build_site(data, site, AS_OF)
     assert not again.up_to_date
     assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def _runs_of_two_kernels(data: Path) -> tuple[Path, Path]:
+    """A run file from each of two kernels (synth writes runs/<kernel>/<run>.yaml)."""
+    folders = sorted(folder for folder in (data / "runs").iterdir() if folder.is_dir())
+    return sorted(folders[0].glob("*.yaml"))[0], sorted(folders[1].glob("*.yaml"))[0]
+
+
+def test_a_run_superseding_one_of_another_kernel_updates_both_kernels_pages(built) -> None:
+    # Signatures are per kernel; a cross-kernel supersede must still reach the superseded run's pages.
+    data, site, _ = built
+    newer, older = _runs_of_two_kernels(data)
+    text = newer.read_text()
+    text = "\n".join(line for line in text.split("\n") if not line.startswith("  supersedes: "))
+    newer.write_text(text.replace("\nspec:\n", f"\nspec:\n  supersedes: {older.stem}\n", 1))
+    build_site(data, site, AS_OF)
+    assert files(site) == clean_build(data, data.parent / "clean")
+    newer.unlink()  # and the superseded run is eligible again
+    build_site(data, site, AS_OF)
+    assert files(site) == clean_build(data, data.parent / "clean-2")
+
+
+def test_a_changed_implementation_title_reaches_every_page_that_shows_it(built) -> None:
+    data, site, _ = built
+    implementation = sorted((data / "implementations").rglob("*.yaml"))[0]
+    text = implementation.read_text()
+    implementation.write_text(text.replace('  title: "', '  title: "Renamed · ', 1))
+    again = build_site(data, site, AS_OF)
+    assert again.rendered > 0
+    assert files(site) == clean_build(data, data.parent / "clean")
