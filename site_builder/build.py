@@ -62,7 +62,8 @@ class BuildSummary:
     seconds: float
     as_of: date | None
     as_of_source: str
-    rendered: int = 0  # pages rendered; the rest were the previous build's, unchanged
+    built: int = 0  # pages whose view model was built; the rest were the previous build's, unchanged
+    rendered: int = 0  # pages rendered to HTML
     reused: int = 0  # files hard-linked from the previous site instead of written
     up_to_date: bool = False  # nothing changed since the site on disk was built: nothing was done
 
@@ -70,9 +71,10 @@ class BuildSummary:
         if self.up_to_date:
             return (f"{out_dir} is up to date: its {self.files:,} files were built from exactly these inputs; "
                     f"nothing to do ({self.seconds:.1f} s).")
-        return (f"Built {self.pages:,} pages and {self.mirrors:,} JSON mirrors ({self.charts:,} charts, {self.files:,} files) "
-                f"into {out_dir} in {self.seconds:.1f} s; as of {self.as_of} ({self.as_of_source}). "
-                f"Rendered {self.rendered:,} pages; {self.reused:,} files unchanged since the last build.")
+        redone = ("every page built and rendered" if self.built == self.pages else
+                  f"{self.built:,} pages built again, {self.rendered:,} rendered, {self.reused:,} files unchanged")
+        return (f"Site of {self.pages:,} pages and {self.mirrors:,} JSON mirrors ({self.charts:,} charts, {self.files:,} "
+                f"files) in {out_dir} after {self.seconds:.1f} s ({redone}); as of {self.as_of} ({self.as_of_source}).")
 
 
 def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None,
@@ -161,7 +163,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages).save(manifest_file)
     return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
                         seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
-                        rendered=rendered + 1, reused=outputs.reused)
+                        built=built + 1, rendered=rendered + 1, reused=outputs.reused)  # + 1: the 404 page
 
 
 def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, *, as_of: str,

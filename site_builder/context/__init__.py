@@ -18,7 +18,7 @@ from .common import ViewFactory
 from .discover import discover_tasks
 from .kernel import kernel_tasks
 from .run import Sign, group_tasks, run_tasks, unsigned
-from .site import challenges_pages, index_page, methodology_page
+from .site import challenges_tasks, index_page, methodology_page
 
 PageTask = Callable[[], Iterable[Page]]
 
@@ -42,7 +42,7 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsig
         lambda: protocol_pages(factory, index),
         lambda: source_pages(factory, index),
         lambda: listing_pages(factory, index),
-        lambda: challenges_pages(factory),
+        *challenges_tasks(factory),
         _one(lambda: methodology_page(factory, methodology_markdown)),
         *discover_tasks(factory),  # search, records, GPUs, models, compare (issue 9)
     ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 
 from .. import urls
 from ..derive.challenges import CHALLENGE_TITLES, GAP
@@ -43,10 +45,11 @@ def _first_paragraph(text: str | None) -> str | None:
     return text.split("\n\n", 1)[0].strip() if text else None
 
 
-def challenges_pages(factory: ViewFactory) -> list[ChallengesPage]:
+def challenges_tasks(factory: ViewFactory) -> list[Callable[[], list[ChallengesPage]]]:
     """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
     each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
-    the site (a site of 100,000 runs has tens of thousands of stale records)."""
+    the site (a site of 100,000 runs has tens of thousands of stale records). Sorted once here,
+    before the render workers fork; one task a page, so the workers share the pages."""
     board = factory.board
     by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
     for challenge in board.cohort_challenges:
@@ -61,22 +64,26 @@ def challenges_pages(factory: ViewFactory) -> list[ChallengesPage]:
                              workload=factory.workload_link(board.cohorts[c.cohort].workload),
                              cohort=factory.cohort_summary(board.cohorts[c.cohort])) for c in found]
 
-    overview = ChallengesPage(
-        **factory.page_fields("challenges", "Challenges", urls.CHALLENGES), **_coverage(factory),
-        groups={kind: rows(found[:LIST_LIMIT]) for kind, found in by_kind.items()}, totals=totals,
-        full_lists={kind: urls.challenges(kind) for kind in by_kind})
-    pages = [overview]
+    def overview() -> list[ChallengesPage]:
+        return [ChallengesPage(
+            **factory.page_fields("challenges", "Challenges", urls.CHALLENGES), **_coverage(factory),
+            groups={kind: rows(found[:LIST_LIMIT]) for kind, found in by_kind.items()}, totals=totals,
+            full_lists={kind: urls.challenges(kind) for kind in by_kind})]
+
+    def full_list(kind: str, number: int, links: list[Link]) -> list[ChallengesPage]:
+        title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
+        chunk = by_kind[kind][(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
+        return [ChallengesPage(
+            **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
+            gpus=[], coverage=[], gaps=[], groups={kind: rows(chunk)}, totals={kind: totals[kind]},
+            page_number=number, pages=links)]
+
+    tasks: list[Callable[[], list[ChallengesPage]]] = [overview]
     for kind, found in by_kind.items():
         count = max(1, -(-len(found) // LIST_LIMIT))
         links = [Link(title=f"Page {n}", url=urls.challenges(kind, n)) for n in range(1, count + 1)]
-        for number in range(1, count + 1):
-            title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
-            chunk = found[(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
-            pages.append(ChallengesPage(
-                **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
-                gpus=[], coverage=[], gaps=[], groups={kind: rows(chunk)}, totals={kind: totals[kind]},
-                page_number=number, pages=links))
-    return pages
+        tasks += [partial(full_list, kind, number, links) for number in range(1, count + 1)]
+    return tasks
 
 
 def _coverage(factory: ViewFactory) -> dict:
