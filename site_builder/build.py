@@ -159,11 +159,19 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         step(f"wrote {len(outputs):,} files ({outputs.reused:,} unchanged, linked from the previous site); swapping in")
         forget(manifest_file)  # the old site's manifest stops being true at the swap
         outputs.commit()
-    if fingerprint:
-        SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages).save(manifest_file)
+        if fingerprint:  # while the replaced site is being deleted
+            _record_build(SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages), manifest_file, step)
     return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
                         seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
                         built=built + 1, rendered=rendered + 1, reused=outputs.reused)  # + 1: the 404 page
+
+
+def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None]) -> None:
+    """Save the manifest; a build whose record could not be saved is still a good build (the next one starts over)."""
+    try:
+        manifest.save(path)
+    except OSError as error:
+        step(f"could not record this build in {path} ({error}); the next build will start from scratch")
 
 
 def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, *, as_of: str,

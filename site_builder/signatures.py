@@ -1,4 +1,5 @@
-"""Page signatures: which kernel, run and group pages cannot have changed, decided before building them.
+"""Page signatures: which kernel, run, group and implementation pages cannot have changed, decided
+before building them.
 
 Run and comparison-group pages are nine in ten of a site's pages, kernel pages (one per workload)
 the heaviest. Building a page's view model costs more than comparing anything, so a rebuild needs
@@ -10,12 +11,12 @@ everything such a page may read:
   part, shared by all pages;
 - every run of the page's kernel (operation), with what supersedes it: the *kernel* part.
 
-The kernel, not the comparison group, is the unit because a kernel page summarises all its runs
-and a run page reads across groups of its kernel: the kernel's headline workload (which decides
-workload URLs) counts eligible runs over all its workloads, and a group's label depends on its
-sibling groups. A superseding run from another kernel is named in the superseded run's part, so
-adding or removing it changes that part too. A change to one run thus rebuilds the pages of one
-kernel; a change to anything else, all of them.
+The kernel, not the comparison group, is the unit because a kernel page summarises all its runs,
+an implementation has runs of one kernel only, and a run page reads across groups of its kernel:
+the kernel's headline workload (which decides workload URLs) counts eligible runs over all its
+workloads, and a group's label depends on its sibling groups. A superseding run from another
+kernel is named in the superseded run's part, so adding or removing it changes that part too. A
+change to one run thus rebuilds the pages of one kernel; a change to anything else, all of them.
 
 Each entity counts by the bytes of its file (the parse cache's content key), so any edit to it,
 metadata included, changes the signature. ``tests/scale/test_incremental_build.py`` checks that

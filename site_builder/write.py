@@ -20,6 +20,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 from .manifest import FileRecord, PreviousSite
@@ -107,6 +108,7 @@ class Outputs:
         self._records: dict[str, FileRecord] = {}
         self._claimed_by: dict[str, str] = {}
         self.reused = 0  # files hard-linked from the previous site
+        self._removal: threading.Thread | None = None  # deletes the replaced site after a commit
 
     def __enter__(self) -> Outputs:
         return self
@@ -114,6 +116,8 @@ class Outputs:
     def __exit__(self, kind, error, traceback) -> None:
         if kind is not None:
             self.discard()
+        if self._removal is not None:
+            self._removal.join()
 
     def add(self, path: str, content: bytes | str, *, by: str = "") -> None:
         self._check_unclaimed(path, by)
@@ -159,24 +163,30 @@ class Outputs:
         return self._records
 
     def commit(self) -> None:
-        """Swap the staging folder in for the target; on failure the previous site stays as it was."""
+        """Swap the staging folder in for the target; on failure the previous site stays as it was.
+
+        The replaced site (330,000 files at 100k runs: seconds of unlinking) is deleted by a thread
+        while the build finishes; leaving the ``with`` block waits for it."""
         try:
             # Static hosts (GitHub Pages among them) need files readable by everyone.
             os.chmod(self.staging.root, 0o755)
-            _swap_in(self.staging.root, self.target)
+            retired = _swap_in(self.staging.root, self.target)
         except BaseException:
             self.discard()
             raise
+        if retired is not None:
+            self._removal = threading.Thread(target=shutil.rmtree, args=(retired,), kwargs={"ignore_errors": True})
+            self._removal.start()
 
     def discard(self) -> None:
         shutil.rmtree(self.staging.root, ignore_errors=True)
 
 
-def _swap_in(staging: Path, target: Path) -> None:
-    """Replace ``target`` by ``staging`` with two renames; the old site is removed only afterwards."""
+def _swap_in(staging: Path, target: Path) -> Path | None:
+    """Replace ``target`` by ``staging`` with two renames; returns where the old site now is, to be removed."""
     if not target.exists():
         os.rename(staging, target)
-        return
+        return None
     retired = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-old-", dir=target.parent))
     os.rmdir(retired)
     os.rename(target, retired)
@@ -185,4 +195,4 @@ def _swap_in(staging: Path, target: Path) -> None:
     except BaseException:
         os.rename(retired, target)  # put the previous site back
         raise
-    shutil.rmtree(retired, ignore_errors=True)
+    return retired

@@ -28,7 +28,8 @@ def _one(build: Callable[[], Page]) -> PageTask:
 
 
 def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned) -> list[PageTask]:
-    """``sign`` marks the kernel, run and group pages' tasks for a rebuild to skip (``signatures``)."""
+    """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
+    implementation pages) for a rebuild to skip (``signatures``)."""
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     return [
@@ -36,7 +37,7 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsig
         *kernel_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
         *group_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
         *run_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
-        *map(_one, implementation_tasks(factory, index)),
+        *implementation_tasks(factory, index, lambda operation, task, page: sign(operation, _one(task), page)),
         lambda: hardware_pages(factory, index),
         lambda: environment_pages(factory, index),
         lambda: protocol_pages(factory, index),
