@@ -145,16 +145,14 @@ class PreviousSite:
     """The site on disk, as far as it still matches its manifest: the files a build may reuse."""
 
     root: Path
-    fingerprint: str
     renderer: str
     intact: dict[str, FileRecord]  # files whose size and mtime are still what the manifest says
-    exact: bool  # every listed file intact, and no other file in the folder
     pages: dict[str, list[PageRecord]]  # by signature, only where every page's files are intact
 
     @classmethod
     def as_written(cls, root: Path, manifest: SiteManifest) -> PreviousSite:
         """The site, known (by ``listing_digest``) to be exactly what the manifest lists."""
-        return cls(root, manifest.fingerprint, manifest.renderer, manifest.files, True, manifest.pages)
+        return cls(root, manifest.renderer, manifest.files, manifest.pages)
 
     def reusable(self, path: str, sha256: str) -> bool:
         record = self.intact.get(path)
@@ -169,17 +167,13 @@ def inspect_site(out_dir: Path, manifest: SiteManifest | None) -> PreviousSite |
     if manifest is None or not out_dir.is_dir():
         return None
     intact: dict[str, FileRecord] = {}
-    unlisted = False
     for path, stat in _walk(out_dir):
         record = manifest.files.get(path)
         if record is not None and record.size == stat.st_size and record.mtime_ns == stat.st_mtime_ns:
             intact[path] = record
-        else:
-            unlisted = True
-    exact = not unlisted and len(intact) == len(manifest.files)
     pages = {signature: listed for signature, listed in manifest.pages.items()
              if all(page.html in intact and page.mirror in intact for page in listed)}
-    return PreviousSite(out_dir, manifest.fingerprint, manifest.renderer, intact, exact, pages)
+    return PreviousSite(out_dir, manifest.renderer, intact, pages)
 
 
 def _walk(root: Path, relative: str = ""):

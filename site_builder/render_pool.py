@@ -104,7 +104,7 @@ def _reused_html(html_path: str, mirror: FileRecord) -> FileRecord | None:
     """The previous HTML of a page whose mirror the previous site holds byte for byte."""
     assert _job is not None
     previous = _job.staging.previous
-    if previous is None or previous.record(mirror.path) is None or previous.record(mirror.path).sha256 != mirror.sha256:
+    if previous is None or not previous.reusable(mirror.path, mirror.sha256):
         return None
     return _job.staging.reuse(html_path)
 

@@ -150,9 +150,6 @@ class Outputs:
     def __len__(self) -> int:
         return len(self._records)
 
-    def __iter__(self):
-        return iter(sorted(self._records))
-
     def __getitem__(self, path: str) -> bytes:
         if path not in self._records:
             raise KeyError(path)
