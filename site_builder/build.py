@@ -1,11 +1,11 @@
 """``kernelindex build``: the whole site from ``data/``, read top to bottom.
 
 load → validate → link (``load_catalog``) → derive → context → render → write. Everything is
-read and derived before anything is written; outputs then stream into a staging folder, which is
-swapped in for the site only when the whole build succeeded. A build whose inputs are unchanged
+read and derived before anything is written; outputs then stream into a staging folder, and the
+site changes only when the whole build succeeded (``write``). A build whose inputs are unchanged
 since the site on disk was built stops after fingerprinting them; otherwise unchanged pages and
-files are reused from the previous site (``manifest``), and the output is byte-identical to a
-clean build either way.
+files are reused from the previous site (``manifest``), only changed files are moved into it,
+and the output is byte-identical to a clean build either way.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class BuildSummary:
     as_of_source: str
     built: int = 0  # pages whose view model was built; the rest were the previous build's, unchanged
     rendered: int = 0  # pages rendered to HTML
-    reused: int = 0  # files hard-linked from the previous site instead of written
+    reused: int = 0  # files kept (or hard-linked) from the previous site instead of written
     up_to_date: bool = False  # nothing changed since the site on disk was built: nothing was done
 
     def line(self, out_dir: Path) -> str:
@@ -156,7 +156,8 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         for asset in sorted((TEMPLATES / "static").iterdir()):
             if asset.is_file():
                 outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
-        step(f"wrote {len(outputs):,} files ({outputs.reused:,} unchanged, linked from the previous site); swapping in")
+        step(f"{len(outputs):,} files, {outputs.reused:,} of them unchanged; "
+             + ("moving the others into the site" if outputs.in_place else "swapping the new site in"))
         forget(manifest_file)  # the old site's manifest stops being true at the swap
         outputs.commit()
         if fingerprint:  # while the replaced site is being deleted
@@ -223,7 +224,7 @@ def _base_url(value: str) -> str:
 @click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
               show_default=True, help="The data folder.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("site"),
-              show_default=True, help="Where the site goes; replaced as a whole only when the build succeeds.")
+              show_default=True, help="Where the site goes; changed only when the build succeeds.")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Date staleness and access dates are measured against (default: SOURCE_DATE_EPOCH, else the "
                    "last commit touching the data).")
@@ -238,8 +239,7 @@ def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no
 
     Only what changed is redone: with the inputs unchanged since the last build (data, code,
     as-of date, base URL) and the site untouched, nothing is; otherwise unchanged pages are not
-    rendered again and unchanged files are linked from the previous site. The result is
-    byte-identical to a build from scratch (--no-cache).
+    rendered again and only changed files are written. The result is byte-identical to a build from scratch (--no-cache).
     """
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
     try:

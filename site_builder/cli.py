@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -154,5 +155,25 @@ def digest(file: Path, data_dir: Path) -> None:
     sys.exit(2)
 
 
+# Commands after which a successful process ends without freeing its objects one by one: a build
+# at 100,000 runs holds about 2 GB of them, and the interpreter's teardown would take seconds to
+# hand back what the operating system takes back at once. Only commands that leave no file open,
+# no cleanup to atexit handlers and no child process behind belong here. A failed command exits
+# the usual way: a build stopped early may still be waiting for its Vega bundle process.
+EXIT_WITHOUT_TEARDOWN = {"build"}
+
+
+def run() -> None:
+    """The ``kernelindex`` console script: ``main``, then the exit."""
+    try:
+        main()
+    except SystemExit as done:
+        if done.code in (0, None) and sys.argv[1:2] and sys.argv[1] in EXIT_WITHOUT_TEARDOWN:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+        raise
+
+
 if __name__ == "__main__":
-    main()
+    run()

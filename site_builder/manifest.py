@@ -6,8 +6,8 @@ tens of MB at 100,000 runs), one per output folder. The next build of that folde
 - skip the build entirely when the inputs' fingerprint is unchanged and the site on disk still
   is exactly what the manifest lists (same files, sizes and modification times: someone may have
   edited or deleted a file since);
-- reuse unchanged files: a file whose new bytes hash to what the old site holds is hard-linked
-  from it instead of written, and a page whose mirror is unchanged is not rendered again when the
+- reuse unchanged files: a file whose new bytes hash to what the old site holds is kept (or,
+  when a whole new site is staged, hard-linked from it) instead of written, and a page whose mirror is unchanged is not rendered again when the
   renderer itself is unchanged (its HTML is a function of its view model, the templates and code).
 """
 
@@ -148,11 +148,12 @@ class PreviousSite:
     renderer: str
     intact: dict[str, FileRecord]  # files whose size and mtime are still what the manifest says
     pages: dict[str, list[PageRecord]]  # by signature, only where every page's files are intact
+    untouched: bool = False  # the folder holds exactly the manifest's files: no other, none changed
 
     @classmethod
     def as_written(cls, root: Path, manifest: SiteManifest) -> PreviousSite:
         """The site, known (by ``listing_digest``) to be exactly what the manifest lists."""
-        return cls(root, manifest.renderer, manifest.files, manifest.pages)
+        return cls(root, manifest.renderer, manifest.files, manifest.pages, untouched=True)
 
     def reusable(self, path: str, sha256: str) -> bool:
         record = self.intact.get(path)

@@ -7,9 +7,12 @@ numbers, write each page and its mirror straight into the staging folder, and se
 what the build needs to know about them (paths, hashes, whether charts are still to be drawn).
 Results come back in task order, so the site is the same whether one process rendered it or several.
 
-A page whose mirror is byte-identical to the one in the previous site is not rendered again when
-the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model alone,
-so the previous HTML is linked as it is.
+Two shortcuts on a rebuild. A signed task whose pages the previous site holds under the same
+signature (``signatures``) is not run at all: the parent takes its pages as they are, before any
+worker starts, so the pages of unchanged kernels cost a dictionary lookup each and no message.
+And a page whose mirror is byte-identical to the one in the previous site is not rendered again
+when the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model
+alone, so the previous HTML is kept as it is.
 """
 
 from __future__ import annotations
@@ -56,44 +59,42 @@ class _Job:
 _job: _Job | None = None
 
 
-def _render_range(bounds: tuple[int, int]) -> tuple[list[RenderedPage], dict[str, str]]:
+def _render_tasks(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[str, str]]:
+    """The pages of each task in ``numbers``, and the chart specs met on the way."""
     assert _job is not None
     staging, renderer = _job.staging, _job.renderer
-    done = []
-    for task in _job.tasks[bounds[0]:bounds[1]]:
+    done: list[list[RenderedPage]] = []
+    for number in numbers:
+        task = _job.tasks[number]
         signature = getattr(task, "signature", None)
-        unchanged = _unchanged_pages(signature) if signature is not None else None
-        if unchanged is not None:
-            done.extend(unchanged)
-            continue
+        pages = []
         for page in task():
             mirror = staging.put(page.mirror, mirror_json(page).encode("utf-8"))
             html = _reused_html(page.html, mirror) if _job.reuse_pages else None
             if html is not None:
-                done.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False,
-                                         signature=signature))
+                pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False,
+                                          signature=signature))
                 continue
             content = renderer.page(page).encode("utf-8")
             html = staging.put(page.html, content)
-            done.append(RenderedPage(page.kind, page.title, html, mirror, rendered=True,
-                                     has_charts=ChartRenderer.has_placeholder(content), signature=signature))
+            pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=True,
+                                      has_charts=ChartRenderer.has_placeholder(content), signature=signature))
+        done.append(pages)
     return done, renderer.charts.take_specs()
 
 
-def _unchanged_pages(signature: str) -> list[RenderedPage] | None:
-    """The previous site's pages of a signed task with the same signature, linked as they are."""
-    assert _job is not None
-    staging = _job.staging
-    listed = staging.previous.pages.get(signature) if staging.previous is not None else None
+def _unchanged_pages(staging: Staging, signature: str | None) -> list[RenderedPage] | None:
+    """The previous site's pages of a signed task with the same signature, kept as they are."""
+    listed = staging.previous.pages.get(signature) if staging.previous is not None and signature is not None else None
     if not listed:
         return None
-    pages, linked = [], []
+    pages, kept = [], []
     for page in listed:
         html, mirror = staging.reuse(page.html), staging.reuse(page.mirror)
-        linked += [record for record in (html, mirror) if record is not None]
+        kept += [record for record in (html, mirror) if record is not None]
         if html is None or mirror is None:  # could not link: build the task after all, from a clean slate
-            for record in linked:
-                os.unlink(staging.root / record.path)
+            for record in kept:
+                staging.unreuse(record.path)
             return None
         pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False, built=False,
                                   signature=signature))
@@ -114,29 +115,46 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
     """Every page, written into ``staging``, reported in task order. Chart specs the workers met
     are handed to ``renderer.charts``."""
     global _job
-    chunks = [(start, min(start + CHUNK, len(tasks))) for start in range(0, len(tasks), CHUNK)]
+    unchanged = {}
+    for number, task in enumerate(tasks):
+        pages = _unchanged_pages(staging, getattr(task, "signature", None))
+        if pages is not None:
+            unchanged[number] = pages
+    to_build = [number for number in range(len(tasks)) if number not in unchanged]
+    chunks = [to_build[start:start + CHUNK] for start in range(0, len(to_build), CHUNK)]
     workers = workers or os.cpu_count() or 1
     _job = _Job(tasks, renderer, staging, reuse_pages)
     try:
-        if workers == 1 or len(tasks) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-            yield from _collect(map(_render_range, chunks), renderer, progress)
+        if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+            yield from _in_order(len(tasks), unchanged, map(_render_tasks, chunks), renderer, progress)
         else:
             # Objects made so far are never freed during rendering: moving them out of the
             # collector's sight keeps its passes from touching (and so copying) every shared page.
             gc.freeze()
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    yield from _collect(pool.imap(_render_range, chunks), renderer, progress)
+                    yield from _in_order(len(tasks), unchanged, pool.imap(_render_tasks, chunks), renderer, progress)
             finally:
                 gc.unfreeze()
     finally:
         _job = None
 
 
-def _collect(results, renderer: Renderer, progress: Callable[[int], None]) -> Iterator[RenderedPage]:
+def _in_order(count: int, unchanged: dict[int, list[RenderedPage]], built, renderer: Renderer,
+              progress: Callable[[int], None]) -> Iterator[RenderedPage]:
+    """Each task's pages in task order: unchanged ones as found, the others as the chunks of
+    ``built`` (in the same order) bring them."""
     done = 0
-    for pages, specs in results:
-        renderer.charts.adopt(specs)
+    pending: Iterator[list[RenderedPage]] = iter(())
+    for number in range(count):
+        pages = unchanged.get(number)
+        if pages is None:
+            pages = next(pending, None)
+            if pages is None:
+                chunk, specs = next(built)
+                renderer.charts.adopt(specs)
+                pending = iter(chunk)
+                pages = next(pending)
         done += len(pages)
         progress(done)
         yield from pages

@@ -1,4 +1,4 @@
-"""write: outputs go straight into a staging folder; the whole site is swapped in at once.
+"""write: outputs go straight into a staging folder; the site changes only when the build succeeded.
 
 Nothing is held in memory but each file's record (path, hash, size, time): at 100,000 runs the
 site is ~330,000 files and several GB, so they are written as they are made, by whichever
@@ -7,11 +7,20 @@ build's ledger on top of it.
 
 ``Outputs`` refuses a second file on a path (two slugs that collide must fail the build, not
 overwrite each other silently) and any path that would land outside the output folder.
-``commit`` renames the staging folder into place only when everything was written, so a failed
-build never leaves a half-written site; the previous site goes away in the same step, and
-nothing outside the output folder is touched. A file whose bytes the previous site already holds
-is hard-linked from it rather than written again; a hard link is a second name for the same
-bytes, so the old site going away does not take them with it.
+``commit`` changes the site only when everything was written, so a failed build never leaves a
+half-written site, in one of two ways:
+
+- a *full* build fills the staging folder with the whole site and renames it into place (the
+  previous site goes away in the same step). A file whose bytes the previous site already holds
+  is hard-linked from it rather than written again; a hard link is a second name for the same
+  bytes, so the old site going away does not take them with it.
+- an *in-place* rebuild, when the site on disk is exactly what its manifest lists, stages only
+  the files whose bytes changed; the commit renames each into place and removes the files the
+  build no longer makes. A rebuild after one changed run thus touches a few thousand files rather
+  than relinking 330,000. Each file is replaced atomically, and until the commit returns every
+  replaced or removed file is kept aside, so a commit that fails half-way puts them all back.
+
+Nothing outside the output folder is touched but the staging folder and the aside folder beside it.
 """
 
 from __future__ import annotations
@@ -44,39 +53,63 @@ def check_output_path(path: str) -> str:
 
 
 class Staging:
-    """A folder being filled with a site; safe to use from forked processes (each writes its own files)."""
+    """A folder being filled with a site; safe to use from forked processes (each writes its own files).
 
-    def __init__(self, root: Path, previous: PreviousSite | None = None) -> None:
+    ``in_place``: the previous site is the target itself and stays where it is; a file it already
+    holds is kept there (nothing is written or linked) and only changed files are staged."""
+
+    def __init__(self, root: Path, previous: PreviousSite | None = None, *, in_place: bool = False) -> None:
         self.root = root
         self.previous = previous
+        self.in_place = in_place and previous is not None
         self._root = str(root)
         self._previous_root = str(previous.root) if previous is not None else ""
         self._folders: set[str] = set()
 
     def put(self, path: str, content: bytes) -> FileRecord:
-        """Write ``content`` at ``path``, or link the previous site's identical file."""
+        """Write ``content`` at ``path``, or keep the previous site's identical file."""
         check_output_path(path)
         sha = hashlib.sha256(content).hexdigest()
-        if self.previous is not None and self.previous.reusable(path, sha) and self._link_previous(path):
+        if self.previous is not None and self.previous.reusable(path, sha) and self._keep_previous(path):
             return self.previous.intact[path]
         self._make_folder(path)
         (self.root / path).write_bytes(content)
         return self._record(path, sha)
 
     def reuse(self, path: str) -> FileRecord | None:
-        """Link the previous site's file at ``path`` as it is; None when there is no intact one.
-        The record stays the previous one: a hard link is the same file, same size and time."""
+        """Keep the previous site's file at ``path`` as it is; None when there is no intact one.
+        The record stays the previous one: a kept or hard-linked file is the same file, same size and time."""
         check_output_path(path)
         record = self.previous.record(path) if self.previous is not None else None
-        if record is None or not self._link_previous(path):
+        if record is None or not self._keep_previous(path):
             return None
         return record
 
-    def read(self, path: str) -> bytes:
-        return (self.root / path).read_bytes()
+    def unreuse(self, path: str) -> None:
+        """Undo ``reuse``: the previous file will not be part of this site after all."""
+        if not self.in_place:
+            os.unlink(f"{self._root}/{path}")
 
-    def _link_previous(self, path: str) -> bool:
+    def read(self, path: str) -> bytes:
+        try:
+            return (self.root / path).read_bytes()
+        except FileNotFoundError:
+            if not self.in_place:
+                raise
+            return (self.previous.root / path).read_bytes()  # type: ignore[union-attr]  # kept where it is
+
+    def discard(self, path: str) -> None:
+        """Forget this build's bytes at ``path`` (to write others); a kept previous file stays as it is."""
+        try:
+            os.unlink(f"{self._root}/{path}")
+        except FileNotFoundError:
+            if not self.in_place:
+                raise
+
+    def _keep_previous(self, path: str) -> bool:
         assert self.previous is not None
+        if self.in_place:
+            return True
         self._make_folder(path)
         try:  # strings, not Path objects: this runs for every unchanged file of a rebuild
             os.link(f"{self._previous_root}/{path}", f"{self._root}/{path}")
@@ -104,10 +137,13 @@ class Outputs:
             raise OutputError(f"{self.target} exists and is not a folder")
         self.target.parent.mkdir(parents=True, exist_ok=True)
         root = Path(tempfile.mkdtemp(prefix=f".{self.target.name}-tmp-new-", dir=self.target.parent))
-        self.staging = Staging(root, previous)
+        # In place only over a site known to hold exactly its manifest's files: then every file the
+        # build does not make again is known, and nothing on disk is a stranger to remove or keep.
+        in_place = previous is not None and previous.untouched and previous.root.resolve() == self.target
+        self.staging = Staging(root, previous, in_place=in_place)
         self._records: dict[str, FileRecord] = {}
         self._claimed_by: dict[str, str] = {}
-        self.reused = 0  # files hard-linked from the previous site
+        self.reused = 0  # files kept or hard-linked from the previous site
         self._removal: threading.Thread | None = None  # deletes the replaced site after a commit
 
     def __enter__(self) -> Outputs:
@@ -139,13 +175,18 @@ class Outputs:
             raise OutputError(f"{path} was never added")
         if self.staging.previous is not None and self.staging.previous.record(path) == self._records[path]:
             self.reused -= 1
-        os.unlink(self.staging.root / path)
+        self.staging.discard(path)
         self._records[path] = self.staging.put(path, content)
 
     def _check_unclaimed(self, path: str, by: str) -> None:
         check_output_path(path)
         if path in self._records:
             raise OutputError(f"two outputs claim {path}: {self._claimed_by[path] or 'one'} and {by or 'another'}")
+
+    @property
+    def in_place(self) -> bool:
+        """Whether ``commit`` moves changed files into the site rather than swapping a whole new one in."""
+        return self.staging.in_place
 
     def __len__(self) -> int:
         return len(self._records)
@@ -160,14 +201,17 @@ class Outputs:
         return self._records
 
     def commit(self) -> None:
-        """Swap the staging folder in for the target; on failure the previous site stays as it was.
+        """Make the target the site just built; on failure the previous site stays as it was.
 
-        The replaced site (330,000 files at 100k runs: seconds of unlinking) is deleted by a thread
-        while the build finishes; leaving the ``with`` block waits for it."""
+        What is taken away (the replaced site after a swap: 330,000 files at 100k runs, seconds of
+        unlinking) is deleted by a thread while the build finishes; leaving the ``with`` block waits for it."""
         try:
-            # Static hosts (GitHub Pages among them) need files readable by everyone.
-            os.chmod(self.staging.root, 0o755)
-            retired = _swap_in(self.staging.root, self.target)
+            if self.staging.in_place:
+                retired = _update_in_place(self.staging, self._records, self.target)
+            else:
+                # Static hosts (GitHub Pages among them) need files readable by everyone.
+                os.chmod(self.staging.root, 0o755)
+                retired = _swap_in(self.staging.root, self.target)
         except BaseException:
             self.discard()
             raise
@@ -177,6 +221,55 @@ class Outputs:
 
     def discard(self) -> None:
         shutil.rmtree(self.staging.root, ignore_errors=True)
+
+
+def _update_in_place(staging: Staging, records: dict[str, FileRecord], target: Path) -> Path:
+    """Move the staged files into ``target`` over their old versions and remove the files no longer
+    made; returns the folder the old versions were put aside in, to be removed. Any failure puts
+    every moved file back, so the target is the previous site again."""
+    previous = staging.previous
+    assert previous is not None
+    written = [path for path, record in records.items() if previous.record(path) != record]
+    gone = [path for path in previous.intact if path not in records]
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-old-", dir=target.parent))
+    moves: list[tuple[str, str]] = []  # (from, to), in the order done, to be undone in reverse
+
+    def move(source: str, destination: str) -> None:
+        os.rename(source, destination)
+        moves.append((source, destination))
+
+    try:
+        # The old versions go aside under numbers: one folder, no tree to recreate.
+        for number, path in enumerate(gone):
+            move(f"{target}/{path}", f"{aside}/{number}")
+        for number, path in enumerate(written, start=len(gone)):
+            if path in previous.intact:
+                move(f"{target}/{path}", f"{aside}/{number}")
+            folder = path.rpartition("/")[0]
+            if folder:
+                os.makedirs(f"{target}/{folder}", exist_ok=True)
+            move(f"{staging.root}/{path}", f"{target}/{path}")
+    except BaseException:
+        for source, destination in reversed(moves):
+            os.rename(destination, source)
+        _remove_empty_folders(target, written)  # any made for new files
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    _remove_empty_folders(target, gone)
+    shutil.rmtree(staging.root, ignore_errors=True)  # only folders are left in it
+    return aside
+
+
+def _remove_empty_folders(target: Path, removed: list[str]) -> None:
+    """Folders emptied by removing files go too: a build from scratch would not make them."""
+    folders = {path.rpartition("/")[0] for path in removed} - {""}
+    for folder in sorted(folders, key=lambda f: -f.count("/")):
+        while folder:
+            try:
+                os.rmdir(f"{target}/{folder}")
+            except OSError:  # not empty (or already gone): its parents are not empty either
+                break
+            folder = folder.rpartition("/")[0]
 
 
 def _swap_in(staging: Path, target: Path) -> Path | None:

@@ -7,12 +7,13 @@ the two must hold the same files with the same bytes.
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from site_builder import build, fingerprint
+from site_builder import build, fingerprint, write
 from site_builder.build import build_site
 
 AS_OF = date(2026, 6, 30)
@@ -141,4 +142,45 @@ def test_a_changed_implementation_title_reaches_every_page_that_shows_it(built) 
     implementation.write_text(text.replace('  title: "', '  title: "Renamed · ', 1))
     again = build_site(data, site, AS_OF)
     assert again.rendered > 0
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def folders(site: Path) -> set[str]:
+    return {str(p.relative_to(site)) for p in site.rglob("*") if p.is_dir()}
+
+
+def test_a_rebuild_of_an_untouched_site_updates_it_in_place(built) -> None:
+    # Only the changed files move; the folder itself, and every file that did not change, stay put.
+    data, site, _ = built
+    kernels = sorted(folder for folder in (data / "runs").iterdir() if folder.is_dir())
+    folder_before, kept_before = site.stat().st_ino, (site / "methodology.html").stat().st_ino
+    shutil.rmtree(kernels[-1])  # every run of a kernel goes: its run pages, and folders, go too
+    change_one_run(data)
+    build_site(data, site, AS_OF)
+    assert site.stat().st_ino == folder_before and (site / "methodology.html").stat().st_ino == kept_before
+    assert files(site) == clean_build(data, data.parent / "clean")
+    assert folders(site) == folders(data.parent / "clean")  # no folder left empty
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == []
+
+
+def test_an_in_place_update_that_fails_half_way_puts_every_file_back(built, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, site, _ = built
+    before = {path: (content, (site / path).stat().st_mtime_ns) for path, content in files(site).items()}
+    change_one_run(data)
+    moves = []
+    real_rename = os.rename
+
+    def fail_on_the_tenth_move(source, destination):
+        moves.append(destination)
+        if len(moves) == 10:
+            raise OSError("disk full")
+        return real_rename(source, destination)
+
+    monkeypatch.setattr(write.os, "rename", fail_on_the_tenth_move)
+    with pytest.raises(OSError, match="disk full"):
+        build_site(data, site, AS_OF)
+    monkeypatch.setattr(write.os, "rename", real_rename)
+    assert {path: (content, (site / path).stat().st_mtime_ns) for path, content in files(site).items()} == before
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == []
+    build_site(data, site, AS_OF)  # and the next build, which has no manifest to trust, is right
     assert files(site) == clean_build(data, data.parent / "clean")

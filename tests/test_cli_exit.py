@@ -1,0 +1,32 @@
+"""The console script's quick exit after a build: output flushed, exit status kept."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BASE = Path(__file__).parent / "hostile" / "base"
+
+
+def kernelindex(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "KERNELINDEX_CACHE_DIR": str(cwd / "cache")}
+    return subprocess.run([sys.executable, "-m", "site_builder.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_a_build_exits_at_once_with_its_summary_printed(tmp_path: Path) -> None:
+    shutil.copytree(BASE, tmp_path / "data")
+    done = kernelindex("build", "--quiet", "--data", "data", "--out", "site", "--as-of", "2025-09-01", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Site of ") and done.stdout.endswith("(--as-of).\n")
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_a_failed_build_keeps_its_exit_status_and_message(tmp_path: Path) -> None:
+    done = kernelindex("build", "--quiet", "--data", "missing", "--out", "site", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("error: ")
+    usage = kernelindex("build", "--no-such-option", cwd=tmp_path)
+    assert usage.returncode == 2 and "No such option" in usage.stderr
