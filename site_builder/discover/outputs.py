@@ -13,8 +13,7 @@ from .. import urls
 from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds
-from ..search.index import build_search_index, index_json
-from ..search.shards import split
+from ..search.index import index_json, search_parts
 from .badges import COLOURS, badge_message, badge_svg
 from .feeds import FeedEntry, atom_feed, tag_uri
 from .ledger import FEED_ENTRIES
@@ -62,7 +61,7 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 def _search_index(board: Leaderboard, mirrors: MirrorIndex) -> Iterator[Output]:
     """The search index's head and a shard per operation (see ``search.shards``), each also as a
     script that sets a global, so search works from file:// where fetch cannot read files."""
-    head, shards = split(build_search_index(board))
+    head, shards = search_parts(board)
     text = index_json(head)
     yield urls.SEARCH_INDEX, text, "search index"
     yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + text.rstrip("\n") + ";\n", "search index script"

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .. import urls
-from ..derive.leaderboard import Leaderboard
-from ..derive.model import EVIDENCE_LEVELS
+from ..derive.leaderboard import Cohort, Leaderboard
+from ..derive.model import EVIDENCE_LEVELS, RunFacts
+from ..derive.usability import install_command, usability
 from ..discover.state import discovery
+from .shards import SHARD_VERSION, merge
 
 INDEX_VERSION = 2  # 2: published as a head and a shard per operation (search.shards)
 
@@ -34,8 +38,8 @@ AXIS_SYNONYMS = {
 _GENERIC_PARTS = {"num", "len", "size", "dim", "n", "of"}
 
 
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
+# The whole index's tables, in the order it has always listed them.
+WHOLE_INDEX_KEYS = ("v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "wl", "ln", "lb", "co")
 
 
 def axis_aliases(axes: list[str]) -> dict[str, int]:
@@ -68,52 +72,61 @@ def axis_aliases(axes: list[str]) -> dict[str, int]:
 
 
 def build_search_index(board: Leaderboard) -> dict[str, Any]:
+    """The whole index: every shard merged back into the head (``search.shards.merge``)."""
+    merged = merge(*search_parts(board))
+    return {key: merged[key] for key in WHOLE_INDEX_KEYS}
+
+
+@dataclass(frozen=True)
+class HeadTables:
+    """What a shard refers to in the head, by position (every vocabulary is the head's)."""
+
+    as_of: str
+    op_index: dict[str, int]
+    variable_axes: dict[str, list[str]]  # operation -> its variable axes, in declared order
+    dtypes: dict[str, int]
+    gpus: dict[str, int]  # by slug
+    passes: dict[str, int]
+    metrics: dict[str, int]
+    implementations: dict[str, int]
+    labels: dict[str, int]  # what a group's label adds to its GPU's (``_label_suffix``)
+
+
+def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """(head, operation -> shard): what ``search.shards.split`` makes of the whole index, built
+    directly. Each shard is ``search_shard`` of its operation's groups and the head's tables, so a
+    caller that kept a shard may skip it when its kernel's groups and the head's tables are unchanged."""
     found = discovery(board)
     catalog = board.catalog
-    cohorts = found.ranked_cohorts
 
-    ranked_rows = Counter()
-    for cohort in cohorts:
-        ranked_rows[cohort.operation] += len(cohort.rows)
+    by_operation: dict[str, list[Cohort]] = {}
+    for cohort in found.ranked_cohorts:
+        if cohort.operation in by_operation:
+            by_operation[cohort.operation].append(cohort)
+        else:
+            by_operation[cohort.operation] = [cohort]
+    ranked_rows = Counter({name: sum(len(cohort.rows) for cohort in cohorts) for name, cohorts in by_operation.items()})
     operations = sorted(catalog.operations, key=lambda name: (-ranked_rows[name], name))
     op_index = {name: i for i, name in enumerate(operations)}
     families = sorted({catalog.operations[name].spec.family for name in operations})
     models = sorted({m for name in operations for m in catalog.operations[name].metadata.models})
-
-    def variable_axes(name: str) -> list[str]:
-        return [axis for axis, spec in catalog.operations[name].spec.axes.items() if spec.role.value == "variable"]
+    variable_axes = {name: [axis for axis, spec in catalog.operations[name].spec.axes.items() if spec.role.value == "variable"]
+                     for name in operations}
 
     op_table = []
     for name in operations:
         operation = catalog.operations[name]
-        axes = variable_axes(name)
+        axes = variable_axes[name]
         aliases = sorted({a.lower() for a in operation.metadata.aliases} - {name})
         op_table.append([name, operation.metadata.title or name, families.index(operation.spec.family),
                          [models.index(m) for m in operation.metadata.models], aliases, axes, axis_aliases(axes),
                          ranked_rows[name]])
 
-    gpus = found.gpus
-    gpu_index = {key.slug: i for i, key in enumerate(gpus)}
-
-    cases = catalog.of("WorkloadCase")
-    workloads = sorted({c.workload for c in cohorts}, key=lambda w: _workload_order(catalog, op_index, w))
+    workloads = {c.workload for cohorts in by_operation.values() for c in cohorts}
     dtypes = sorted({catalog.workloads[w].spec.dtype.value for w in workloads if catalog.workloads[w].spec.dtype})
-    wl_index = {w: i for i, w in enumerate(workloads)}
-    wl_table = []
-    for name in workloads:
-        entity = catalog.workloads[name]
-        operation = entity.refs["operation"].name
-        dtype = dtypes.index(entity.spec.dtype.value) if entity.spec.dtype else -1
-        if name in cases:
-            shape: Any = [entity.spec.axes.get(axis) for axis in variable_axes(operation)]
-        else:
-            spec = entity.spec
-            count = len(spec.cases)
-            shape = f"suite of {count} case{'s' if count != 1 else ''} · {spec.aggregation.statistic} {spec.aggregation.metric}"
-        wl_table.append([op_index[operation], dtype, shape])
 
-    implementations = sorted({row.run.implementation for c in cohorts for row in c.rows})
-    impl_index = {name: i for i, name in enumerate(implementations)}
+    # Every implementation with a ranked row: those with a best rank.
+    implementations = sorted(found.best_rank)
     languages = sorted({board.implementations[name].language for name in implementations})
     licenses = sorted({board.implementations[name].license for name in implementations if board.implementations[name].license})
     impl_table = []
@@ -126,33 +139,28 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
         impl_table.append([title, languages.index(facts.language),
                            licenses.index(facts.license) if facts.license else -1, flags])
 
-    metrics = sorted({c.metric for c in cohorts if c.metric})
-    passes = sorted({found.timed_pass[c.protocol] for c in cohorts if c.protocol in found.timed_pass})
-    cohorts = sorted(cohorts, key=lambda c: (op_index[c.operation], wl_index[c.workload], c.label, c.key))
-    lanes: dict[tuple, int] = {}
-    lane_table = []
-    cohort_table = []
-    labels: dict[str, int] = {}  # what labels add to their GPU's, each once ("backward", "full · memory")
-    for cohort in cohorts:
-        gpu = found.gpu_of(cohort)
-        lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric)
-        if lane not in lanes:
-            lanes[lane] = len(lane_table)
-            timed = found.timed_pass.get(cohort.protocol)
-            lane_table.append([op_index[cohort.operation], gpu_index[gpu.slug],
-                               passes.index(timed) if timed else -1, metrics.index(cohort.metric)])
-        rows: list[int | float] = []
-        for row in cohort.rows:
-            usable = board.usability(row.run).usable
-            rows += [impl_index[row.run.implementation], _number(row.value),
-                     EVIDENCE_LEVELS.index(row.run.evidence) + (ROW_USABLE if usable else 0)]
-        suffix = _label_suffix(cohort.label, cohort.gpu.label)
-        cohort_table.append([wl_index[cohort.workload], lanes[lane], labels.setdefault(suffix, len(labels)),
-                             urls.group_id(cohort.key), rows])
+    metrics = sorted({c.metric for cohorts in by_operation.values() for c in cohorts if c.metric})
+    passes = sorted({found.timed_pass[c.protocol] for cohorts in by_operation.values() for c in cohorts
+                     if c.protocol in found.timed_pass})
 
-    return {
+    # Labels are numbered in the order groups first show them, operation by operation.
+    in_order = {name: sorted_groups(catalog, op_index, by_operation[name]) for name in operations if name in by_operation}
+    labels: dict[str, int] = {}
+    for cohorts in in_order.values():
+        for cohort in cohorts:
+            labels.setdefault(_label_suffix(cohort.label, cohort.gpu.label), len(labels))
+
+    as_of = board.as_of.isoformat()
+    tables = HeadTables(as_of=as_of, op_index=op_index, variable_axes=variable_axes, dtypes={d: i for i, d in enumerate(dtypes)},
+                        gpus={key.slug: i for i, key in enumerate(found.gpus)}, passes={p: i for i, p in enumerate(passes)},
+                        metrics={m: i for i, m in enumerate(metrics)}, implementations={n: i for i, n in enumerate(implementations)},
+                        labels=labels)
+    usable = usability_of_rows(board)
+    shards = {name: search_shard(board, tables, name, cohorts, usable) for name, cohorts in in_order.items()}
+
+    head = {
         "v": INDEX_VERSION,
-        "asOf": board.as_of.isoformat(),
+        "asOf": as_of,
         "fam": families,
         "mdl": models,
         "dt": dtypes,
@@ -161,14 +169,95 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
         "ev": list(EVIDENCE_LEVELS),
         "met": metrics,
         "pas": passes,
-        "gpu": [[key.slug, key.label, list(key.aliases)] for key in gpus],
+        "gpu": [[key.slug, key.label, list(key.aliases)] for key in found.gpus],
         "op": op_table,
         "im": impl_table,
-        "wl": wl_table,
-        "ln": lane_table,
         "lb": list(labels),
-        "co": cohort_table,
+        "sh": [len(shards[name]["co"]) if name in shards else 0 for name in operations],
     }
+    return head, shards
+
+
+def sorted_groups(catalog, op_index: dict[str, int], cohorts: list[Cohort]) -> list[Cohort]:
+    """One operation's ranked groups in the index's order: workload (``_workload_order``), label, key."""
+    order = {w: _workload_order(catalog, op_index, w) for w in {c.workload for c in cohorts}}
+    return sorted(cohorts, key=lambda c: (order[c.workload], c.label, c.key))
+
+
+def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts: list[Cohort],
+                 usable: Callable[[RunFacts], bool] | None = None) -> dict[str, Any]:
+    """One operation's shard: its workloads, lanes and groups (``cohorts``: its ranked groups, in
+    ``sorted_groups`` order), positions local to the shard except those into the head's tables."""
+    catalog = board.catalog
+    found = discovery(board)
+    usable = usable or (lambda run: board.usability(run).usable)
+    op = tables.op_index[operation]
+    cases = catalog.of("WorkloadCase")
+
+    wl_local: dict[str, int] = {}
+    wl_table = []
+    for cohort in cohorts:
+        name = cohort.workload
+        if name in wl_local:
+            continue
+        wl_local[name] = len(wl_table)
+        entity = catalog.workloads[name]
+        dtype = tables.dtypes[entity.spec.dtype.value] if entity.spec.dtype else -1
+        if name in cases:
+            shape: Any = [entity.spec.axes.get(axis) for axis in tables.variable_axes[entity.refs["operation"].name]]
+        else:
+            spec = entity.spec
+            count = len(spec.cases)
+            shape = f"suite of {count} case{'s' if count != 1 else ''} · {spec.aggregation.statistic} {spec.aggregation.metric}"
+        wl_table.append([tables.op_index[entity.refs["operation"].name], dtype, shape])
+
+    evidence = {level: i for i, level in enumerate(EVIDENCE_LEVELS)}
+    impl_index = tables.implementations
+    lanes: dict[tuple, int] = {}
+    lane_table = []
+    cohort_table = []
+    for cohort in cohorts:
+        lane = (cohort.protocol, cohort.environment, cohort.metric)
+        if lane not in lanes:
+            lanes[lane] = len(lane_table)
+            timed = found.timed_pass.get(cohort.protocol)
+            lane_table.append([op, tables.gpus[found.gpu_of(cohort).slug],
+                               tables.passes[timed] if timed else -1, tables.metrics[cohort.metric]])
+        rows: list[int | float] = []
+        for row in cohort.rows:
+            run = row.run
+            value = row.value
+            rows += [impl_index[run.implementation], int(value) if float(value).is_integer() else value,
+                     evidence[run.evidence] + (ROW_USABLE if usable(run) else 0)]
+        cohort_table.append([wl_local[cohort.workload], lanes[lane], tables.labels[_label_suffix(cohort.label, cohort.gpu.label)],
+                             urls.group_id(cohort.key), rows])
+    return {"v": SHARD_VERSION, "asOf": tables.as_of, "op": operation, "wl": wl_table, "ln": lane_table, "co": cohort_table}
+
+
+def usability_of_rows(board: Leaderboard) -> Callable[[RunFacts], bool]:
+    """Whether a run is usable today (``Leaderboard.usability(run).usable``), decided once per
+    implementation: the verdict reads the run only for the version it measured, and only whether
+    it names one (``usability.install_command``). Implementations whose verdict does turn on it
+    ask the board run by run."""
+    verdicts: dict[str, bool | None] = {}  # None: depends on the run
+
+    def verdict(name: str) -> bool | None:
+        facts = board.implementations[name]
+
+        def usable_with(version: str | None) -> bool:
+            install, pinned = install_command(facts.recipe, version)
+            return usability(public_source=facts.source_url is not None, license=facts.license,
+                             install=install, pinned=pinned).usable
+
+        without, with_one = usable_with(None), usable_with("1")
+        return without if without == with_one else None
+
+    def usable(run: RunFacts) -> bool:
+        name = run.implementation
+        known = verdicts[name] if name in verdicts else verdicts.setdefault(name, verdict(name))
+        return board.usability(run).usable if known is None else known
+
+    return usable
 
 
 def _workload_order(catalog, op_index: dict[str, int], name: str) -> tuple:
