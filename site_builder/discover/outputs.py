@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from operator import attrgetter
 
 from .. import urls
+from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds
@@ -61,7 +62,8 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     """(shard, run digest's first 12 hex digits -> run name, in digest order) for every two-digit
     prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last."""
-    pairs = sorted([(run.digest.removeprefix("sha256:")[:12], name) for name, run in board.runs.items()])
+    with paused_gc():  # a pair per run and no cycles (see bulkload.paused_gc)
+        pairs = sorted([(run.digest.removeprefix("sha256:")[:12], name) for name, run in board.runs.items()])
     shards = []
     start = 0
     while start < len(pairs):

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .. import urls
+from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..derive.usability import install_command, usability
 from ..discover.state import discovery
+from ..link import Entity
 from .shards import SHARD_VERSION, merge
 
 INDEX_VERSION = 2  # 2: published as a head and a shard per operation (search.shards)
@@ -96,6 +99,13 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
     """(head, operation -> shard): what ``search.shards.split`` makes of the whole index, built
     directly. Each shard is ``search_shard`` of its operation's groups and the head's tables, so a
     caller that kept a shard may skip it when its kernel's groups and the head's tables are unchanged."""
+    # Some 300,000 lists at 100,000 runs and no cycles: a collection meanwhile would walk every
+    # object the build holds for nothing (see bulkload.paused_gc).
+    with paused_gc():
+        return _search_parts(board)
+
+
+def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     found = discovery(board)
     catalog = board.catalog
 
@@ -123,7 +133,8 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
                          ranked_rows[name]])
 
     workloads = {c.workload for cohorts in by_operation.values() for c in cohorts}
-    dtypes = sorted({catalog.workloads[w].spec.dtype.value for w in workloads if catalog.workloads[w].spec.dtype})
+    all_workloads = catalog.workloads  # a property that merges two dicts: read once
+    dtypes = sorted({all_workloads[w].spec.dtype.value for w in workloads if all_workloads[w].spec.dtype})
 
     # Every implementation with a ranked row: those with a best rank.
     implementations = sorted(found.best_rank)
@@ -144,7 +155,7 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
                      if c.protocol in found.timed_pass})
 
     # Labels are numbered in the order groups first show them, operation by operation.
-    in_order = {name: sorted_groups(catalog, op_index, by_operation[name]) for name in operations if name in by_operation}
+    in_order = {name: sorted_groups(all_workloads, op_index, by_operation[name]) for name in operations if name in by_operation}
     labels: dict[str, int] = {}
     for cohorts in in_order.values():
         for cohort in cohorts:
@@ -155,8 +166,8 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
                         gpus={key.slug: i for i, key in enumerate(found.gpus)}, passes={p: i for i, p in enumerate(passes)},
                         metrics={m: i for i, m in enumerate(metrics)}, implementations={n: i for i, n in enumerate(implementations)},
                         labels=labels)
-    usable = usability_of_rows(board)
-    shards = {name: search_shard(board, tables, name, cohorts, usable) for name, cohorts in in_order.items()}
+    verdicts = usability_verdicts(board, implementations)
+    shards = {name: search_shard(board, tables, name, cohorts, verdicts, all_workloads) for name, cohorts in in_order.items()}
 
     head = {
         "v": INDEX_VERSION,
@@ -178,19 +189,24 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
     return head, shards
 
 
-def sorted_groups(catalog, op_index: dict[str, int], cohorts: list[Cohort]) -> list[Cohort]:
-    """One operation's ranked groups in the index's order: workload (``_workload_order``), label, key."""
-    order = {w: _workload_order(catalog, op_index, w) for w in {c.workload for c in cohorts}}
+def sorted_groups(workloads: dict[str, Entity], op_index: dict[str, int], cohorts: list[Cohort]) -> list[Cohort]:
+    """One operation's ranked groups in the index's order: workload (``_workload_order``), label, key.
+    ``workloads``: the catalog's."""
+    order = {w: _workload_order(workloads, op_index, w) for w in {c.workload for c in cohorts}}
     return sorted(cohorts, key=lambda c: (order[c.workload], c.label, c.key))
 
 
 def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts: list[Cohort],
-                 usable: Callable[[RunFacts], bool] | None = None) -> dict[str, Any]:
+                 verdicts: dict[str, bool | None] | None = None, workloads: dict[str, Entity] | None = None) -> dict[str, Any]:
     """One operation's shard: its workloads, lanes and groups (``cohorts``: its ranked groups, in
-    ``sorted_groups`` order), positions local to the shard except those into the head's tables."""
+    ``sorted_groups`` order), positions local to the shard except those into the head's tables.
+    ``verdicts`` (``usability_verdicts``) and ``workloads`` (the catalog's) save asking again per shard."""
     catalog = board.catalog
     found = discovery(board)
-    usable = usable or (lambda run: board.usability(run).usable)
+    if verdicts is None:
+        verdicts = usability_verdicts(board, {row.run.implementation for cohort in cohorts for row in cohort.rows})
+    if workloads is None:
+        workloads = catalog.workloads
     op = tables.op_index[operation]
     cases = catalog.of("WorkloadCase")
 
@@ -201,7 +217,7 @@ def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts
         if name in wl_local:
             continue
         wl_local[name] = len(wl_table)
-        entity = catalog.workloads[name]
+        entity = workloads[name]
         dtype = tables.dtypes[entity.spec.dtype.value] if entity.spec.dtype else -1
         if name in cases:
             shape: Any = [entity.spec.axes.get(axis) for axis in tables.variable_axes[entity.refs["operation"].name]]
@@ -227,41 +243,47 @@ def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts
         for row in cohort.rows:
             run = row.run
             value = row.value
+            usable = verdicts[run.implementation]
+            if usable is None:
+                usable = board.usability(run).usable
             rows += [impl_index[run.implementation], int(value) if float(value).is_integer() else value,
-                     evidence[run.evidence] + (ROW_USABLE if usable(run) else 0)]
+                     evidence[run.evidence] + (ROW_USABLE if usable else 0)]
         cohort_table.append([wl_local[cohort.workload], lanes[lane], tables.labels[_label_suffix(cohort.label, cohort.gpu.label)],
                              urls.group_id(cohort.key), rows])
     return {"v": SHARD_VERSION, "asOf": tables.as_of, "op": operation, "wl": wl_table, "ln": lane_table, "co": cohort_table}
 
 
-def usability_of_rows(board: Leaderboard) -> Callable[[RunFacts], bool]:
-    """Whether a run is usable today (``Leaderboard.usability(run).usable``), decided once per
-    implementation: the verdict reads the run only for the version it measured, and only whether
-    it names one (``usability.install_command``). Implementations whose verdict does turn on it
-    ask the board run by run."""
-    verdicts: dict[str, bool | None] = {}  # None: depends on the run
-
-    def verdict(name: str) -> bool | None:
+def usability_verdicts(board: Leaderboard, implementations: Iterable[str]) -> dict[str, bool | None]:
+    """Implementation -> whether its runs are usable today (``Leaderboard.usability(run).usable``),
+    or None where that depends on the run. The verdict reads a run only for the version it
+    measured, and of that only whether there is one (``usability.install_command``): an
+    implementation whose verdict is the same with and without one is decided once for all its runs."""
+    verdicts: dict[str, bool | None] = {}
+    for name in implementations:
         facts = board.implementations[name]
-
-        def usable_with(version: str | None) -> bool:
+        found = set()
+        for version in (None, "1"):
             install, pinned = install_command(facts.recipe, version)
-            return usability(public_source=facts.source_url is not None, license=facts.license,
-                             install=install, pinned=pinned).usable
+            found.add(usability(public_source=facts.source_url is not None, license=facts.license,
+                                install=install, pinned=pinned).usable)
+        verdicts[name] = found.pop() if len(found) == 1 else None
+    return verdicts
 
-        without, with_one = usable_with(None), usable_with("1")
-        return without if without == with_one else None
+
+def usability_of_rows(board: Leaderboard) -> Callable[[RunFacts], bool]:
+    """``Leaderboard.usability(run).usable`` through ``usability_verdicts``: asked of the board only
+    for runs of implementations whose verdict depends on the run."""
+    verdicts = usability_verdicts(board, board.implementations)
 
     def usable(run: RunFacts) -> bool:
-        name = run.implementation
-        known = verdicts[name] if name in verdicts else verdicts.setdefault(name, verdict(name))
+        known = verdicts[run.implementation]
         return board.usability(run).usable if known is None else known
 
     return usable
 
 
-def _workload_order(catalog, op_index: dict[str, int], name: str) -> tuple:
-    entity = catalog.workloads[name]
+def _workload_order(workloads: dict[str, Entity], op_index: dict[str, int], name: str) -> tuple:
+    entity = workloads[name]
     operation = entity.refs["operation"]
     if entity.kind != "WorkloadCase":
         return (op_index[operation.name], 1, (), "", name)
@@ -269,6 +291,7 @@ def _workload_order(catalog, op_index: dict[str, int], name: str) -> tuple:
     return (op_index[operation.name], 0, axes, entity.spec.dtype.value if entity.spec.dtype else "", name)
 
 
+@lru_cache(maxsize=1024)  # a few distinct labels, asked of every group
 def _label_suffix(label: str, gpu_label: str) -> str:
     """What a group's label adds to its GPU's ("backward" for "H100 · backward"); "!"+label when it
     does not start with the GPU's label (never, with today's labels)."""
