@@ -110,12 +110,18 @@ def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[st
     catalog = board.catalog
 
     by_operation: dict[str, list[Cohort]] = {}
-    for cohort in found.ranked_cohorts:
-        if cohort.operation in by_operation:
-            by_operation[cohort.operation].append(cohort)
+    ranked_rows: Counter = Counter()
+    workloads, metrics_seen, protocols = set(), set(), set()
+    for cohort in found.ranked_cohorts:  # one pass for every table that groups make
+        operation = cohort.operation
+        if operation in by_operation:
+            by_operation[operation].append(cohort)
         else:
-            by_operation[cohort.operation] = [cohort]
-    ranked_rows = Counter({name: sum(len(cohort.rows) for cohort in cohorts) for name, cohorts in by_operation.items()})
+            by_operation[operation] = [cohort]
+        ranked_rows[operation] += len(cohort.rows)
+        workloads.add(cohort.workload)
+        metrics_seen.add(cohort.metric)
+        protocols.add(cohort.protocol)
     operations = sorted(catalog.operations, key=lambda name: (-ranked_rows[name], name))
     op_index = {name: i for i, name in enumerate(operations)}
     families = sorted({catalog.operations[name].spec.family for name in operations})
@@ -132,7 +138,6 @@ def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[st
                          [models.index(m) for m in operation.metadata.models], aliases, axes, axis_aliases(axes),
                          ranked_rows[name]])
 
-    workloads = {c.workload for cohorts in by_operation.values() for c in cohorts}
     all_workloads = catalog.workloads  # a property that merges two dicts: read once
     dtypes = sorted({all_workloads[w].spec.dtype.value for w in workloads if all_workloads[w].spec.dtype})
 
@@ -150,9 +155,8 @@ def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[st
         impl_table.append([title, languages.index(facts.language),
                            licenses.index(facts.license) if facts.license else -1, flags])
 
-    metrics = sorted({c.metric for cohorts in by_operation.values() for c in cohorts if c.metric})
-    passes = sorted({found.timed_pass[c.protocol] for cohorts in by_operation.values() for c in cohorts
-                     if c.protocol in found.timed_pass})
+    metrics = sorted(metric for metric in metrics_seen if metric)
+    passes = sorted({found.timed_pass[protocol] for protocol in protocols if protocol in found.timed_pass})
 
     # Labels are numbered in the order groups first show them, operation by operation.
     in_order = {name: sorted_groups(all_workloads, op_index, by_operation[name]) for name in operations if name in by_operation}
@@ -228,7 +232,9 @@ def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts
         wl_table.append([tables.op_index[entity.refs["operation"].name], dtype, shape])
 
     evidence = {level: i for i, level in enumerate(EVIDENCE_LEVELS)}
-    impl_index = tables.implementations
+    # Implementation -> (its position in the head, ROW_USABLE or 0; None when that depends on the run).
+    implementations: dict[str, tuple[int, int | None]] = {}
+    labels, group_id = tables.labels, urls.group_id
     lanes: dict[tuple, int] = {}
     lane_table = []
     cohort_table = []
@@ -243,13 +249,17 @@ def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts
         for row in cohort.rows:
             run = row.run
             value = row.value
-            usable = verdicts[run.implementation]
+            known = implementations.get(run.implementation)
+            if known is None:
+                verdict = verdicts[run.implementation]
+                known = implementations[run.implementation] = (
+                    tables.implementations[run.implementation], None if verdict is None else ROW_USABLE if verdict else 0)
+            position, usable = known
             if usable is None:
-                usable = board.usability(run).usable
-            rows += [impl_index[run.implementation], int(value) if float(value).is_integer() else value,
-                     evidence[run.evidence] + (ROW_USABLE if usable else 0)]
-        cohort_table.append([wl_local[cohort.workload], lanes[lane], tables.labels[_label_suffix(cohort.label, cohort.gpu.label)],
-                             urls.group_id(cohort.key), rows])
+                usable = ROW_USABLE if board.usability(run).usable else 0
+            rows += (position, int(value) if float(value).is_integer() else value, evidence[run.evidence] + usable)
+        cohort_table.append([wl_local[cohort.workload], lanes[lane], labels[_label_suffix(cohort.label, cohort.gpu.label)],
+                             group_id(cohort.key), rows])
     return {"v": SHARD_VERSION, "asOf": tables.as_of, "op": operation, "wl": wl_table, "ln": lane_table, "co": cohort_table}
 
 
