@@ -41,8 +41,13 @@ def sitemaps(base_url: str, pages: Iterable[str], as_of: date) -> dict[str, str]
     locations = sorted({page_url(base_url, page) for page in pages})
     chunks = [locations[i:i + SITEMAP_LIMIT] for i in range(0, len(locations), SITEMAP_LIMIT)] or [[]]
 
+    lastmod = as_of.isoformat()
+
     def urlset(chunk: list[str]) -> str:
-        body = "".join(f"<url><loc>{escape(loc)}</loc><lastmod>{as_of.isoformat()}</lastmod></url>\n" for loc in chunk)
+        joined = "\n".join(chunk)
+        if "&" in joined or "<" in joined or ">" in joined:  # else escaping changes nothing: skip it per URL
+            chunk = [escape(loc) for loc in chunk]
+        body = "".join([f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n" for loc in chunk])
         return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">\n{body}</urlset>\n'
 
     if len(chunks) == 1:
