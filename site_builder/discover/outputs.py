@@ -7,12 +7,10 @@ that names them)."""
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from operator import attrgetter
 
 from .. import urls
-from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds
@@ -61,21 +59,16 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 
 def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     """(shard, run digest's first 12 hex digits -> run name, in digest order) for every two-digit
-    prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last."""
-    with paused_gc():  # a pair per run and no cycles (see bulkload.paused_gc)
-        pairs = sorted([(run.digest.removeprefix("sha256:")[:12], name) for name, run in board.runs.items()])
-    shards = []
-    start = 0
-    while start < len(pairs):
-        prefix = pairs[start][0][:2]
-        end = bisect_right(pairs, prefix, lo=start, key=_PREFIX)
-        shards.append((prefix, dict(pairs[start:end])))  # of equal digests, the last (greatest name) stays
-        start = end
-    return shards
-
-
-def _PREFIX(pair: tuple[str, str]) -> str:
-    return pair[0][:2]
+    prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last.
+    Runs are taken in name order (the board holds them so: sorting them again is one pass)."""
+    shards: dict[str, dict[str, str]] = {}
+    for name, run in sorted(board.runs.items()):
+        hex12 = run.digest.removeprefix("sha256:")[:12]
+        shard = shards.get(hex12[:2])
+        if shard is None:
+            shard = shards[hex12[:2]] = {}
+        shard[hex12] = name
+    return [(prefix, dict(sorted(runs.items()))) for prefix, runs in sorted(shards.items())]
 
 
 def _search_index(board: Leaderboard, mirrors: MirrorIndex) -> Iterator[Output]:
