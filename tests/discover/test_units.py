@@ -144,6 +144,10 @@ def test_sitemap_urls_are_absolute_and_split_at_the_limit(monkeypatch):
     root = ET.fromstring(files["sitemap.xml"])
     locs = [loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
     assert locs == ["https://x.org/", "https://x.org/a&b.html", "https://x.org/b.html"]
+    pages = ["index.html", "a/index.html", "a/b/index.html", "xindex.html", "a/xindex.html", "index.html/x", "a.html", "a/"]
+    files = sitemaps("https://x.org/p", pages, date(2026, 1, 2))
+    locs = [loc.text for loc in ET.fromstring(files["sitemap.xml"]).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+    assert locs == sorted({page_url("https://x.org/p", page) for page in pages})
     monkeypatch.setattr("site_builder.discover.site_files.SITEMAP_LIMIT", 2)
     files = sitemaps("https://x.org", ["a.html", "b.html", "c.html"], date(2026, 1, 2))
     assert sorted(files) == ["sitemap.xml", "sitemaps/sitemap-1.xml", "sitemaps/sitemap-2.xml"]
