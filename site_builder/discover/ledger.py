@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
+from typing import Any, TypeVar
 
 from ..derive.history import RecordEvent
 from ..derive.model import EVIDENCE_LEVELS, RunFacts, evidence_strength
@@ -66,6 +68,45 @@ def record_events(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
 def record_breaks(events: Sequence[LedgerEntry]) -> list[LedgerEntry]:
     """Events that beat an earlier record (a group's first record breaks nothing)."""
     return [event for event in events if event.previous is not None]
+
+
+T = TypeVar("T")
+
+
+def newest(items: Sequence[T], count: int, when: Callable[[T], datetime], key: Callable[[T], Any]) -> list[T]:
+    """``sorted(items, key=key)[:count]``, for a ``key`` that orders by ``-when(item).timestamp()``
+    first, without ``key`` on every item: the items are sorted newest first by ``when`` alone (an
+    ``operator`` getter sorts in C), and only the first ``count`` and those tied with the last of
+    them are sorted by ``key``. Aware datetimes sort as their timestamps do (both order instants,
+    and a float's step near today is under a microsecond); naive ones are sorted by ``key``, as
+    ``timestamp()`` reads them in local time."""
+    if count <= 0:
+        return []
+    if len(items) <= count:
+        return sorted(items, key=key)
+    try:
+        by_time = sorted(items, key=when, reverse=True)
+    except TypeError:  # naive and aware datetimes do not compare
+        return sorted(items, key=key)[:count]
+    if when(by_time[0]).utcoffset() is None:  # naive (then every one is: a mix would not have sorted)
+        return sorted(items, key=key)[:count]
+    cutoff, end = when(by_time[count - 1]), count
+    while end < len(by_time) and when(by_time[end]) == cutoff:
+        end += 1
+    return sorted(by_time[:end], key=key)[:count]
+
+
+def newest_breaks(cohorts: Iterable[Any], count: int, group_of: Callable[[Any], LedgerGroup]) -> list[LedgerEntry]:
+    """``record_breaks(record_events(groups))[:count]`` without an entry for every event, where
+    ``groups`` are ``group_of`` each of ``cohorts`` (which have the ``key`` and ``history`` of theirs):
+    only the groups of the breaks chosen are made."""
+    candidates = [(event.run.observed_at, event, cohort, position)
+                  for cohort in cohorts
+                  for position, event in enumerate(cohort.history) if event.previous is not None]
+    chosen = newest(candidates, count, itemgetter(0), lambda c: (-c[0].timestamp(), c[1].run.digest, c[2].key))
+    return [LedgerEntry(group=group_of(cohort), run=event.run, previous=event.previous, improvement=event.improvement,
+                        set_at=event.run.observed_at, current=position == len(cohort.history) - 1)
+            for _, event, cohort, position in chosen]
 
 
 # -- filters ---------------------------------------------------------------------------------------

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
 
 from .. import urls
 from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds
-from ..search.index import build_search_index, index_json
-from ..search.shards import split
+from ..search.index import index_json, search_parts
 from .badges import COLOURS, badge_message, badge_svg
 from .feeds import FeedEntry, atom_feed, tag_uri
-from .ledger import FEED_ENTRIES
+from .ledger import FEED_ENTRIES, newest
 from .site_files import llms_txt, robots_txt, sitemaps
 from .state import discovery
 
 Output = tuple[str, str | bytes, str]  # (path, content, what made it)
+_OBSERVED_AT = attrgetter("observed_at")
 
 
 def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[str], base_url: str = "") -> Iterator[Output]:
@@ -31,14 +32,11 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 
     yield from _search_index(board, mirrors)
 
-    shards: dict[str, dict[str, str]] = {}
-    for name, run in sorted(board.runs.items()):
-        hex12 = run.digest.removeprefix("sha256:")[:12]
-        shards.setdefault(hex12[:2], {})[hex12] = name
-    for shard, runs in sorted(shards.items()):
+    for shard, runs in run_directory(board):
         path = urls.run_directory(shard)
-        document = {"v": 1, "shard": shard, "runs": dict(sorted(runs.items()))}
-        yield path, json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n", "run directory"
+        # Keys in sorted order as written ("runs" is sorted by digest already): sort_keys would sort each again.
+        document = {"runs": runs, "shard": shard, "v": 1}
+        yield path, json.dumps(document, separators=(",", ":")) + "\n", "run directory"
         mirrors.add_document("run-directory", f"Runs whose digest starts with {shard}", urls.COMPARE, path)
 
     # Every JSON document is registered by now: the API index can list them.
@@ -59,10 +57,24 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
             yield path, xml, "sitemap"
 
 
+def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
+    """(shard, run digest's first 12 hex digits -> run name, in digest order) for every two-digit
+    prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last.
+    Runs are taken in name order (the board holds them so: sorting them again is one pass)."""
+    shards: dict[str, dict[str, str]] = {}
+    for name, run in sorted(board.runs.items()):
+        hex12 = run.digest.removeprefix("sha256:")[:12]
+        shard = shards.get(hex12[:2])
+        if shard is None:
+            shard = shards[hex12[:2]] = {}
+        shard[hex12] = name
+    return [(prefix, dict(sorted(runs.items()))) for prefix, runs in sorted(shards.items())]
+
+
 def _search_index(board: Leaderboard, mirrors: MirrorIndex) -> Iterator[Output]:
     """The search index's head and a shard per operation (see ``search.shards``), each also as a
     script that sets a global, so search works from file:// where fetch cannot read files."""
-    head, shards = split(build_search_index(board))
+    head, shards = search_parts(board)
     text = index_json(head)
     yield urls.SEARCH_INDEX, text, "search index"
     yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + text.rstrip("\n") + ";\n", "search index script"
@@ -87,7 +99,7 @@ def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:
         return impl, operation, catalog.workloads[run.workload].metadata.title or run.workload
 
     entries = []
-    for entry in found.breaks[:FEED_ENTRIES]:
+    for entry in found.newest_breaks(FEED_ENTRIES):
         run, cohort = entry.run, board.cohorts[entry.group.key]
         impl, operation, workload = titles(run)
         was = f"; was {measure(entry.previous.value, entry.previous.unit)}" if entry.previous else ""
@@ -104,9 +116,8 @@ def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:
         subtitle="Comparison groups whose record fell, newest first.", as_of=board.as_of, alternate=urls.records("history"),
         entries=entries, base_url=base_url), "records feed"
 
-    newest = sorted(board.runs.values(), key=lambda r: (-r.observed_at.timestamp(), r.digest))[:FEED_ENTRIES]
     entries = []
-    for run in newest:
+    for run in newest(list(board.runs.values()), FEED_ENTRIES, _OBSERVED_AT, lambda r: (-r.observed_at.timestamp(), r.digest)):
         impl, operation, workload = titles(run)
         cohort = board.cohorts[run.cohort]
         row = board.row_of.get(run.name)

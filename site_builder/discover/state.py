@@ -8,7 +8,7 @@ from functools import cached_property
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..derive.model import RunFacts
 from .gpus import GpuKey, gpu_keys
-from .ledger import LedgerEntry, LedgerGroup, current_records, record_breaks, record_events
+from .ledger import LedgerEntry, LedgerGroup, current_records, newest_breaks, record_breaks, record_events
 
 _SLOT = "_discovery"
 
@@ -80,8 +80,11 @@ class Discovery:
     # -- the ledger ----------------------------------------------------------------------------------
     @cached_property
     def ledger_groups(self) -> list[LedgerGroup]:
-        return [LedgerGroup(key=c.key, gpu=self.gpu_of(c).slug, holder=c.rows[0].run, history=tuple(c.history))
-                for c in self.ranked_cohorts]
+        return [self._ledger_group(c) for c in self.ranked_cohorts]
+
+    def _ledger_group(self, cohort: Cohort) -> LedgerGroup:
+        return LedgerGroup(key=cohort.key, gpu=self.gpu_of(cohort).slug, holder=cohort.rows[0].run,
+                           history=tuple(cohort.history))
 
     @cached_property
     def current(self) -> list[LedgerEntry]:
@@ -94,6 +97,12 @@ class Discovery:
     @cached_property
     def breaks(self) -> list[LedgerEntry]:
         return record_breaks(self.events)
+
+    def newest_breaks(self, count: int) -> list[LedgerEntry]:
+        """``breaks[:count]``, without every event's entry when no page asked for them (the feed's case)."""
+        if "breaks" in self.__dict__:
+            return self.breaks[:count]
+        return newest_breaks(self.ranked_cohorts, count, self._ledger_group)
 
     # -- implementations ----------------------------------------------------------------------------
     @cached_property

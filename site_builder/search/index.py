@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .. import urls
-from ..derive.leaderboard import Leaderboard
-from ..derive.model import EVIDENCE_LEVELS
+from ..bulkload import paused_gc
+from ..derive.leaderboard import Cohort, Leaderboard
+from ..derive.model import EVIDENCE_LEVELS, RunFacts
+from ..derive.usability import install_command, usability
 from ..discover.state import discovery
+from ..link import Entity
+from .shards import SHARD_VERSION, merge
 
 INDEX_VERSION = 2  # 2: published as a head and a shard per operation (search.shards)
 
@@ -34,8 +41,8 @@ AXIS_SYNONYMS = {
 _GENERIC_PARTS = {"num", "len", "size", "dim", "n", "of"}
 
 
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
+# The whole index's tables, in the order it has always listed them.
+WHOLE_INDEX_KEYS = ("v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "wl", "ln", "lb", "co")
 
 
 def axis_aliases(axes: list[str]) -> dict[str, int]:
@@ -68,52 +75,74 @@ def axis_aliases(axes: list[str]) -> dict[str, int]:
 
 
 def build_search_index(board: Leaderboard) -> dict[str, Any]:
+    """The whole index: every shard merged back into the head (``search.shards.merge``)."""
+    merged = merge(*search_parts(board))
+    return {key: merged[key] for key in WHOLE_INDEX_KEYS}
+
+
+@dataclass(frozen=True)
+class HeadTables:
+    """What a shard refers to in the head, by position (every vocabulary is the head's)."""
+
+    as_of: str
+    op_index: dict[str, int]
+    variable_axes: dict[str, list[str]]  # operation -> its variable axes, in declared order
+    dtypes: dict[str, int]
+    gpus: dict[str, int]  # by slug
+    passes: dict[str, int]
+    metrics: dict[str, int]
+    implementations: dict[str, int]
+    labels: dict[str, int]  # what a group's label adds to its GPU's (``_label_suffix``)
+
+
+def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """(head, operation -> shard): what ``search.shards.split`` makes of the whole index, built
+    directly. Each shard is ``search_shard`` of its operation's groups and the head's tables, so a
+    caller that kept a shard may skip it when its kernel's groups and the head's tables are unchanged."""
+    # Some 300,000 lists at 100,000 runs and no cycles: a collection meanwhile would walk every
+    # object the build holds for nothing (see bulkload.paused_gc).
+    with paused_gc():
+        return _search_parts(board)
+
+
+def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     found = discovery(board)
     catalog = board.catalog
-    cohorts = found.ranked_cohorts
 
-    ranked_rows = Counter()
-    for cohort in cohorts:
-        ranked_rows[cohort.operation] += len(cohort.rows)
+    by_operation: dict[str, list[Cohort]] = {}
+    ranked_rows: Counter = Counter()
+    workloads, metrics_seen, protocols = set(), set(), set()
+    for cohort in found.ranked_cohorts:  # one pass for every table that groups make
+        operation = cohort.operation
+        if operation in by_operation:
+            by_operation[operation].append(cohort)
+        else:
+            by_operation[operation] = [cohort]
+        ranked_rows[operation] += len(cohort.rows)
+        workloads.add(cohort.workload)
+        metrics_seen.add(cohort.metric)
+        protocols.add(cohort.protocol)
     operations = sorted(catalog.operations, key=lambda name: (-ranked_rows[name], name))
     op_index = {name: i for i, name in enumerate(operations)}
     families = sorted({catalog.operations[name].spec.family for name in operations})
     models = sorted({m for name in operations for m in catalog.operations[name].metadata.models})
-
-    def variable_axes(name: str) -> list[str]:
-        return [axis for axis, spec in catalog.operations[name].spec.axes.items() if spec.role.value == "variable"]
+    variable_axes = {name: [axis for axis, spec in catalog.operations[name].spec.axes.items() if spec.role.value == "variable"]
+                     for name in operations}
 
     op_table = []
     for name in operations:
         operation = catalog.operations[name]
-        axes = variable_axes(name)
+        axes = variable_axes[name]
         aliases = sorted({a.lower() for a in operation.metadata.aliases} - {name})
         op_table.append([name, operation.metadata.title or name, families.index(operation.spec.family),
                          [models.index(m) for m in operation.metadata.models], aliases, axes, axis_aliases(axes),
                          ranked_rows[name]])
 
-    gpus = found.gpus
-    gpu_index = {key.slug: i for i, key in enumerate(gpus)}
+    all_workloads = catalog.workloads  # a property that merges two dicts: read once
+    dtypes = sorted({all_workloads[w].spec.dtype.value for w in workloads if all_workloads[w].spec.dtype})
 
-    cases = catalog.of("WorkloadCase")
-    workloads = sorted({c.workload for c in cohorts}, key=lambda w: _workload_order(catalog, op_index, w))
-    dtypes = sorted({catalog.workloads[w].spec.dtype.value for w in workloads if catalog.workloads[w].spec.dtype})
-    wl_index = {w: i for i, w in enumerate(workloads)}
-    wl_table = []
-    for name in workloads:
-        entity = catalog.workloads[name]
-        operation = entity.refs["operation"].name
-        dtype = dtypes.index(entity.spec.dtype.value) if entity.spec.dtype else -1
-        if name in cases:
-            shape: Any = [entity.spec.axes.get(axis) for axis in variable_axes(operation)]
-        else:
-            spec = entity.spec
-            count = len(spec.cases)
-            shape = f"suite of {count} case{'s' if count != 1 else ''} · {spec.aggregation.statistic} {spec.aggregation.metric}"
-        wl_table.append([op_index[operation], dtype, shape])
-
-    implementations = sorted({row.run.implementation for c in cohorts for row in c.rows})
-    impl_index = {name: i for i, name in enumerate(implementations)}
+    # Every implementation with a ranked row: those with a best rank.
+    implementations = sorted(found.best_rank)
     languages = sorted({board.implementations[name].language for name in implementations})
     licenses = sorted({board.implementations[name].license for name in implementations if board.implementations[name].license})
     impl_table = []
@@ -126,33 +155,27 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
         impl_table.append([title, languages.index(facts.language),
                            licenses.index(facts.license) if facts.license else -1, flags])
 
-    metrics = sorted({c.metric for c in cohorts if c.metric})
-    passes = sorted({found.timed_pass[c.protocol] for c in cohorts if c.protocol in found.timed_pass})
-    cohorts = sorted(cohorts, key=lambda c: (op_index[c.operation], wl_index[c.workload], c.label, c.key))
-    lanes: dict[tuple, int] = {}
-    lane_table = []
-    cohort_table = []
-    labels: dict[str, int] = {}  # what labels add to their GPU's, each once ("backward", "full · memory")
-    for cohort in cohorts:
-        gpu = found.gpu_of(cohort)
-        lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric)
-        if lane not in lanes:
-            lanes[lane] = len(lane_table)
-            timed = found.timed_pass.get(cohort.protocol)
-            lane_table.append([op_index[cohort.operation], gpu_index[gpu.slug],
-                               passes.index(timed) if timed else -1, metrics.index(cohort.metric)])
-        rows: list[int | float] = []
-        for row in cohort.rows:
-            usable = board.usability(row.run).usable
-            rows += [impl_index[row.run.implementation], _number(row.value),
-                     EVIDENCE_LEVELS.index(row.run.evidence) + (ROW_USABLE if usable else 0)]
-        suffix = _label_suffix(cohort.label, cohort.gpu.label)
-        cohort_table.append([wl_index[cohort.workload], lanes[lane], labels.setdefault(suffix, len(labels)),
-                             urls.group_id(cohort.key), rows])
+    metrics = sorted(metric for metric in metrics_seen if metric)
+    passes = sorted({found.timed_pass[protocol] for protocol in protocols if protocol in found.timed_pass})
 
-    return {
+    # Labels are numbered in the order groups first show them, operation by operation.
+    in_order = {name: sorted_groups(all_workloads, op_index, by_operation[name]) for name in operations if name in by_operation}
+    labels: dict[str, int] = {}
+    for cohorts in in_order.values():
+        for cohort in cohorts:
+            labels.setdefault(_label_suffix(cohort.label, cohort.gpu.label), len(labels))
+
+    as_of = board.as_of.isoformat()
+    tables = HeadTables(as_of=as_of, op_index=op_index, variable_axes=variable_axes, dtypes={d: i for i, d in enumerate(dtypes)},
+                        gpus={key.slug: i for i, key in enumerate(found.gpus)}, passes={p: i for i, p in enumerate(passes)},
+                        metrics={m: i for i, m in enumerate(metrics)}, implementations={n: i for i, n in enumerate(implementations)},
+                        labels=labels)
+    verdicts = usability_verdicts(board, implementations)
+    shards = {name: search_shard(board, tables, name, cohorts, verdicts, all_workloads) for name, cohorts in in_order.items()}
+
+    head = {
         "v": INDEX_VERSION,
-        "asOf": board.as_of.isoformat(),
+        "asOf": as_of,
         "fam": families,
         "mdl": models,
         "dt": dtypes,
@@ -161,18 +184,116 @@ def build_search_index(board: Leaderboard) -> dict[str, Any]:
         "ev": list(EVIDENCE_LEVELS),
         "met": metrics,
         "pas": passes,
-        "gpu": [[key.slug, key.label, list(key.aliases)] for key in gpus],
+        "gpu": [[key.slug, key.label, list(key.aliases)] for key in found.gpus],
         "op": op_table,
         "im": impl_table,
-        "wl": wl_table,
-        "ln": lane_table,
         "lb": list(labels),
-        "co": cohort_table,
+        "sh": [len(shards[name]["co"]) if name in shards else 0 for name in operations],
     }
+    return head, shards
 
 
-def _workload_order(catalog, op_index: dict[str, int], name: str) -> tuple:
-    entity = catalog.workloads[name]
+def sorted_groups(workloads: dict[str, Entity], op_index: dict[str, int], cohorts: list[Cohort]) -> list[Cohort]:
+    """One operation's ranked groups in the index's order: workload (``_workload_order``), label, key.
+    ``workloads``: the catalog's."""
+    order = {w: _workload_order(workloads, op_index, w) for w in {c.workload for c in cohorts}}
+    return sorted(cohorts, key=lambda c: (order[c.workload], c.label, c.key))
+
+
+def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts: list[Cohort],
+                 verdicts: dict[str, bool | None] | None = None, workloads: dict[str, Entity] | None = None) -> dict[str, Any]:
+    """One operation's shard: its workloads, lanes and groups (``cohorts``: its ranked groups, in
+    ``sorted_groups`` order), positions local to the shard except those into the head's tables.
+    ``verdicts`` (``usability_verdicts``) and ``workloads`` (the catalog's) save asking again per shard."""
+    catalog = board.catalog
+    found = discovery(board)
+    if verdicts is None:
+        verdicts = usability_verdicts(board, {row.run.implementation for cohort in cohorts for row in cohort.rows})
+    if workloads is None:
+        workloads = catalog.workloads
+    op = tables.op_index[operation]
+    cases = catalog.of("WorkloadCase")
+
+    wl_local: dict[str, int] = {}
+    wl_table = []
+    for cohort in cohorts:
+        name = cohort.workload
+        if name in wl_local:
+            continue
+        wl_local[name] = len(wl_table)
+        entity = workloads[name]
+        dtype = tables.dtypes[entity.spec.dtype.value] if entity.spec.dtype else -1
+        if name in cases:
+            shape: Any = [entity.spec.axes.get(axis) for axis in tables.variable_axes[entity.refs["operation"].name]]
+        else:
+            spec = entity.spec
+            count = len(spec.cases)
+            shape = f"suite of {count} case{'s' if count != 1 else ''} · {spec.aggregation.statistic} {spec.aggregation.metric}"
+        wl_table.append([tables.op_index[entity.refs["operation"].name], dtype, shape])
+
+    evidence = {level: i for i, level in enumerate(EVIDENCE_LEVELS)}
+    # Implementation -> (its position in the head, ROW_USABLE or 0; None when that depends on the run).
+    implementations: dict[str, tuple[int, int | None]] = {}
+    labels, group_id = tables.labels, urls.group_id
+    lanes: dict[tuple, int] = {}
+    lane_table = []
+    cohort_table = []
+    for cohort in cohorts:
+        lane = (cohort.protocol, cohort.environment, cohort.metric)
+        if lane not in lanes:
+            lanes[lane] = len(lane_table)
+            timed = found.timed_pass.get(cohort.protocol)
+            lane_table.append([op, tables.gpus[found.gpu_of(cohort).slug],
+                               tables.passes[timed] if timed else -1, tables.metrics[cohort.metric]])
+        rows: list[int | float] = []
+        for row in cohort.rows:
+            run = row.run
+            value = row.value
+            known = implementations.get(run.implementation)
+            if known is None:
+                verdict = verdicts[run.implementation]
+                known = implementations[run.implementation] = (
+                    tables.implementations[run.implementation], None if verdict is None else ROW_USABLE if verdict else 0)
+            position, usable = known
+            if usable is None:
+                usable = ROW_USABLE if board.usability(run).usable else 0
+            rows += (position, int(value) if float(value).is_integer() else value, evidence[run.evidence] + usable)
+        cohort_table.append([wl_local[cohort.workload], lanes[lane], labels[_label_suffix(cohort.label, cohort.gpu.label)],
+                             group_id(cohort.key), rows])
+    return {"v": SHARD_VERSION, "asOf": tables.as_of, "op": operation, "wl": wl_table, "ln": lane_table, "co": cohort_table}
+
+
+def usability_verdicts(board: Leaderboard, implementations: Iterable[str]) -> dict[str, bool | None]:
+    """Implementation -> whether its runs are usable today (``Leaderboard.usability(run).usable``),
+    or None where that depends on the run. The verdict reads a run only for the version it
+    measured, and of that only whether there is one (``usability.install_command``): an
+    implementation whose verdict is the same with and without one is decided once for all its runs."""
+    verdicts: dict[str, bool | None] = {}
+    for name in implementations:
+        facts = board.implementations[name]
+        found = set()
+        for version in (None, "1"):
+            install, pinned = install_command(facts.recipe, version)
+            found.add(usability(public_source=facts.source_url is not None, license=facts.license,
+                                install=install, pinned=pinned).usable)
+        verdicts[name] = found.pop() if len(found) == 1 else None
+    return verdicts
+
+
+def usability_of_rows(board: Leaderboard) -> Callable[[RunFacts], bool]:
+    """``Leaderboard.usability(run).usable`` through ``usability_verdicts``: asked of the board only
+    for runs of implementations whose verdict depends on the run."""
+    verdicts = usability_verdicts(board, board.implementations)
+
+    def usable(run: RunFacts) -> bool:
+        known = verdicts[run.implementation]
+        return board.usability(run).usable if known is None else known
+
+    return usable
+
+
+def _workload_order(workloads: dict[str, Entity], op_index: dict[str, int], name: str) -> tuple:
+    entity = workloads[name]
     operation = entity.refs["operation"]
     if entity.kind != "WorkloadCase":
         return (op_index[operation.name], 1, (), "", name)
@@ -180,6 +301,7 @@ def _workload_order(catalog, op_index: dict[str, int], name: str) -> tuple:
     return (op_index[operation.name], 0, axes, entity.spec.dtype.value if entity.spec.dtype else "", name)
 
 
+@lru_cache(maxsize=1024)  # a few distinct labels, asked of every group
 def _label_suffix(label: str, gpu_label: str) -> str:
     """What a group's label adds to its GPU's ("backward" for "H100 · backward"); "!"+label when it
     does not start with the GPU's label (never, with today's labels)."""

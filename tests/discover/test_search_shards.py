@@ -59,3 +59,40 @@ def test_search_js_needs_and_merges_shards_as_python_does(bundled_index, tmp_pat
         cases.append({"q": q, "expected": {"needed": names, "merged": merge(head, {n: shards[n] for n in names})}})
     report = run_node(SEARCH_JS, {"kind": "shards", "head": head, "shards": shards, "cases": cases}, tmp_path)
     assert report["cases"] > 0 and not report["failures"], json.dumps(report["failures"][:3])[:2000]
+
+
+def test_the_parts_are_built_as_split_would_cut_the_whole_index(board):
+    from site_builder.search.index import build_search_index, index_json, search_parts
+    head, shards = search_parts(board)
+    whole_head, whole_shards = split(build_search_index(board))
+    assert index_json(head) == index_json(whole_head)
+    assert list(shards) == list(whole_shards)
+    assert all(index_json(shards[name]) == index_json(whole_shards[name]) for name in shards)
+
+
+def test_usability_decided_once_per_implementation_agrees_with_the_board(board):
+    from site_builder.search.index import usability_of_rows
+    usable = usability_of_rows(board)
+    assert all(usable(run) == board.usability(run).usable for run in board.runs.values())
+
+
+def test_a_verdict_that_turns_on_the_measured_version_is_asked_run_by_run():
+    from types import SimpleNamespace
+
+    from site_builder.derive.usability import InstallRecipe
+    from site_builder.search.index import usability_of_rows
+
+    asked = []
+    implementations = {
+        "unpinned-pip": SimpleNamespace(recipe=InstallRecipe("pip", package="liger-kernel"), source_url="https://x", license="MIT"),
+        "pinned-pip": SimpleNamespace(recipe=InstallRecipe("pip", package="p", version="1.0"), source_url="https://x", license="MIT"),
+        "no-source": SimpleNamespace(recipe=InstallRecipe("pip", package="p"), source_url=None, license="MIT"),
+    }
+    board = SimpleNamespace(implementations=implementations,
+                            usability=lambda run: asked.append(run.name) or SimpleNamespace(usable=run.name == "yes"))
+    usable = usability_of_rows(board)
+    run = lambda name, impl: SimpleNamespace(name=name, implementation=impl)  # noqa: E731
+    assert usable(run("yes", "unpinned-pip")) and not usable(run("no", "unpinned-pip"))
+    assert usable(run("a", "pinned-pip")) and usable(run("b", "pinned-pip"))
+    assert not usable(run("c", "no-source"))
+    assert asked == ["yes", "no"]

@@ -144,6 +144,10 @@ def test_sitemap_urls_are_absolute_and_split_at_the_limit(monkeypatch):
     root = ET.fromstring(files["sitemap.xml"])
     locs = [loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
     assert locs == ["https://x.org/", "https://x.org/a&b.html", "https://x.org/b.html"]
+    pages = ["index.html", "a/index.html", "a/b/index.html", "xindex.html", "a/xindex.html", "index.html/x", "a.html", "a/"]
+    files = sitemaps("https://x.org/p", pages, date(2026, 1, 2))
+    locs = [loc.text for loc in ET.fromstring(files["sitemap.xml"]).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+    assert locs == sorted({page_url("https://x.org/p", page) for page in pages})
     monkeypatch.setattr("site_builder.discover.site_files.SITEMAP_LIMIT", 2)
     files = sitemaps("https://x.org", ["a.html", "b.html", "c.html"], date(2026, 1, 2))
     assert sorted(files) == ["sitemap.xml", "sitemaps/sitemap-1.xml", "sitemaps/sitemap-2.xml"]
@@ -157,3 +161,60 @@ def test_robots_and_llms_txt():
     assert text.startswith("# KernelIndex\n\n> ")
     assert f"[API index]({urls.API_INDEX})" in text and "`something-new`: see its schema" in text
     assert urls.mirror(urls.run("<name>")) in text and urls.SEARCH_INDEX in text
+
+
+# -- the newest few, without a key for every item -------------------------------------------------------
+def test_newest_is_the_head_of_the_full_sort():
+    import random
+    from datetime import timedelta
+    from operator import attrgetter
+    from types import SimpleNamespace
+
+    from site_builder.discover.ledger import newest
+
+    rng = random.Random(5)
+    zones = [timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-7, minutes=-30))]
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    when = attrgetter("observed_at")
+
+    def key(item):
+        return (-item.observed_at.timestamp(), item.digest)
+
+    for trial in range(60):
+        size = rng.choice([0, 1, 5, 50, 51, 300])
+        moments = [start + timedelta(seconds=rng.randrange(40), microseconds=rng.choice([0, 1, 999_999]))
+                   for _ in range(8)]  # few moments: many ties, some a microsecond apart
+        items = [SimpleNamespace(observed_at=rng.choice(moments).astimezone(rng.choice(zones)), digest=f"{rng.randrange(10**6):06d}")
+                 for _ in range(size)]
+        if trial % 10 == 9:  # naive moments are sorted by the key itself
+            items = [SimpleNamespace(observed_at=i.observed_at.replace(tzinfo=None), digest=i.digest) for i in items]
+        for count in (0, 1, 7, 50):
+            assert newest(items, count, when, key) == sorted(items, key=key)[:count]
+    mixed = [SimpleNamespace(observed_at=start, digest="a"), SimpleNamespace(observed_at=start.replace(tzinfo=None), digest="b")]
+    assert newest(mixed * 3, 1, when, key) == sorted(mixed * 3, key=key)[:1]  # a mix: the full sort
+
+
+def test_newest_breaks_are_the_first_breaks(board):
+    from site_builder.discover.ledger import newest_breaks
+    from site_builder.discover.state import Discovery
+
+    found = Discovery(board)
+    for count in (0, 1, 3, 50, 10**6):
+        assert newest_breaks(found.ranked_cohorts, count, found._ledger_group) == found.breaks[:count]
+    assert Discovery(board).newest_breaks(5) == found.newest_breaks(5) == found.breaks[:5]
+
+
+def test_run_directory_keeps_the_last_name_of_equal_digests():
+    from types import SimpleNamespace
+
+    from site_builder.discover.outputs import run_directory
+
+    runs = {"b": "sha256:ab0000000000ff", "a": "sha256:ab0000000000ee", "c": "sha256:00aa00000000", "z": "sha256:ab0000000001",
+            "d": "cd0000000000"}
+    board = SimpleNamespace(runs={name: SimpleNamespace(digest=digest) for name, digest in runs.items()})
+    expected: dict[str, dict[str, str]] = {}
+    for name, run in sorted(board.runs.items()):  # what the directory has always been
+        hex12 = run.digest.removeprefix("sha256:")[:12]
+        expected.setdefault(hex12[:2], {})[hex12] = name
+    assert run_directory(board) == [(shard, dict(sorted(names.items()))) for shard, names in sorted(expected.items())]
+    assert dict(run_directory(board))["ab"] == {"ab0000000000": "b", "ab0000000001": "z"}

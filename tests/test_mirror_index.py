@@ -1,0 +1,69 @@
+"""The API index parts, written without a model per entry, are the bytes the published model
+(``views.ApiIndexPartDocument``) serializes to."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import date
+
+import pytest
+
+from site_builder import mirrors, urls
+from site_builder.mirrors import MirrorIndex
+from site_builder.render import to_json
+from site_builder.views import ApiIndexPartDocument, MirrorEntry
+
+AS_OF = date(2026, 6, 30)
+AWKWARD = ["plain", "quote \" and \\ backslash", "tab\tnewline\n", "\x00\x1f control", "ünïcödé · × — …", "emoji 🚀",
+           "\u2028 line separator", "</script>", ""]
+
+
+def _entries(count: int, seed: int = 7) -> list[tuple[str, str, str, str]]:
+    rng = random.Random(seed)
+    found = []
+    for n in range(count):
+        kind = rng.choice(["run", "group", "kernel", "search-shard"])
+        title = rng.choice(AWKWARD) + f" {n}"
+        found.append((kind, title, f"{kind}s/{n}.html", f"api/v1/{kind}s/{rng.randrange(10**6)}-{n}.json"))
+    return found
+
+
+@pytest.mark.parametrize("part_size", [1, 7, 2000])
+def test_parts_are_the_models_bytes(monkeypatch, part_size):
+    monkeypatch.setattr(mirrors, "PART_SIZE", part_size)
+    entries = _entries(300)
+    index = MirrorIndex()
+    for entry in entries:
+        index.add_document(*entry)
+    written = {path: text for path, text, _ in index.parts(AS_OF)}
+
+    expected = {}
+    by_kind: dict[str, list[MirrorEntry]] = {}
+    for kind, title, html, mirror in entries:
+        by_kind.setdefault(kind, []).append(MirrorEntry(kind=kind, title=title, html=html, mirror=mirror))
+    for kind, listed in sorted(by_kind.items()):
+        listed.sort(key=lambda e: e.mirror)
+        pages = [listed[i:i + part_size] for i in range(0, len(listed), part_size)]
+        for number, page in enumerate(pages, start=1):
+            part = ApiIndexPartDocument(as_of=AS_OF, kind=kind, part=number, parts=len(pages), index=urls.API_INDEX,
+                                        documents=page)
+            expected[urls.api_index_part(kind, number)] = to_json(part.model_dump(mode="json"))
+    assert written == expected
+    document = json.loads(index.document(AS_OF))
+    assert sum(kind["documents"] for kind in document["kinds"]) == len(entries)
+
+
+def test_entries_that_are_not_plain_strings_are_validated():
+    index = MirrorIndex()
+    with pytest.raises(ValueError):
+        index.add_document("run", None, "a.html", "a.json")  # type: ignore[arg-type]
+    assert index.entries == []
+
+
+def test_nothing_is_listed_after_the_parts():
+    index = MirrorIndex()
+    index.add_document("run", "a", "a.html", "a.json")
+    list(index.parts(AS_OF))
+    with pytest.raises(RuntimeError):
+        index.add_document("run", "b", "b.html", "b.json")
