@@ -4,8 +4,11 @@ Parsing YAML and validating it costs about half a millisecond per file; turning 
 into the model costs a tenth of that. So a file whose bytes have not changed since the last load
 is not parsed again. What is stored, and why it is safe:
 
-- The key is sha256 of the file's path relative to the data folder and its bytes. The path is part
-  of it because a file's checks depend on where it sits (its kind's folder, its name's file name).
+- The key is sha256 of the file's path relative to the data folder and the sha256 of its bytes.
+  The path is part of it because a file's checks depend on where it sits (its kind's folder, its
+  name's file name). The bytes' hash of a file whose ``lstat`` is unchanged since it was last
+  hashed comes from the stat index (``statindex``, whose rules say when that is safe), and the
+  file is not read at all.
 - The value is the model's JSON (``exclude_unset``, so the fields a file set stay the ones it set),
   stored only when that JSON turns back into an equal model. Only valid files are stored: a file
   with a problem is parsed every time, so its error message is always produced by the same code.
@@ -37,7 +40,7 @@ _RUN_DIGEST_PREFIX = RUN_DIGEST_KIND.encode("ascii") + b" "
 # The modules whose code decides whether a file is valid and what its model holds.
 # link is one of them because runs' digests are cached too (see ``link._run_digest``).
 _VERSIONED_MODULES = ("schemas", "site_builder.yamlio", "site_builder.fastyaml", "site_builder.load", "site_builder.cache",
-                      "site_builder.bulkload", "site_builder.link")
+                      "site_builder.bulkload", "site_builder.link", "site_builder.statindex")
 
 
 def _code_version() -> bytes:
@@ -69,7 +72,12 @@ def code_version() -> bytes:
 
 
 def entry_key(relative: str, raw: bytes) -> str:
-    return hashlib.sha256(relative.encode("utf-8") + b"\0" + raw).hexdigest()
+    return entry_key_of_digest(relative, hashlib.sha256(raw).digest())
+
+
+def entry_key_of_digest(relative: str, digest: bytes) -> str:
+    """``entry_key`` given the sha256 digest of the file's bytes (``statindex`` keeps them)."""
+    return hashlib.sha256(relative.encode("utf-8") + b"\0" + digest).hexdigest()
 
 
 def default_cache_dir(data_dir: Path) -> Path:
