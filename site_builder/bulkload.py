@@ -209,13 +209,16 @@ def paused_gc(keep: bool = False) -> Iterator[None]:
 
 
 def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None,
-              jobs: int | None = None) -> tuple[list[Document], list[Problem]]:
+              jobs: int | None = None, stats: list[os.stat_result | None] | None = None
+              ) -> tuple[list[Document], list[Problem]]:
+    """``stats``: each path's ``lstat`` when the caller has it (``fingerprint.DataFiles``), None
+    where it failed; without them each file is stat'ed here."""
     with paused_gc():
-        return _load_many(data_dir, paths, cache, jobs)
+        return _load_many(data_dir, paths, cache, jobs, stats)
 
 
 def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
-               jobs: int | None) -> tuple[list[Document], list[Problem]]:
+               jobs: int | None, stats: list[os.stat_result | None] | None = None) -> tuple[list[Document], list[Problem]]:
     results: list[Result | None] = [None] * len(paths)
     displays = _Displays()
     prefix = str(data_dir) + "/"
@@ -228,9 +231,14 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
         lookup, lstat = hashes.lookup, os.lstat
         for index, path in enumerate(paths):
             relative = relatives[index]
-            try:
-                st = lstat(path)
-            except OSError:
+            if stats is not None:
+                st = stats[index]
+            else:
+                try:
+                    st = lstat(path)
+                except OSError:
+                    st = None
+            if st is None:
                 misses.append(index)  # gone, or unreadable: the full load says which
                 continue
             digest = lookup(relative, st) if S_ISREG(st.st_mode) else None

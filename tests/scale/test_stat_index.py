@@ -135,3 +135,28 @@ def test_a_damaged_index_is_ignored(synthetic: Path, trusted: None) -> None:
     file.write_bytes(b"garbage")
     assert len(fresh_index(synthetic)._entries) == 0
     assert data_fingerprint(synthetic) == reference
+
+
+def test_a_shared_listing_loads_what_a_fresh_one_does(synthetic: Path, trusted: None) -> None:
+    from schemas.digest import canonical_json
+    from site_builder.fingerprint import DataFiles
+    from site_builder.load import iter_data_files
+    from site_builder.repository import load_catalog
+
+    def everything(catalog) -> list:
+        return sorted((e.kind, e.name, e.digest, e.document.display, str(e.document.path), e.document.content_key,
+                       canonical_json(e.manifest()), e.model.model_dump_json(exclude_unset=True))
+                      for kind in catalog.by_kind.values() for e in kind.values())
+
+    pycache = synthetic / "runs" / "__pycache__"
+    pycache.mkdir()
+    (pycache / "notes.txt").write_text("not data\n")
+    files = DataFiles(synthetic)
+    assert files.data_files()[0] == list(iter_data_files(synthetic))
+    assert build_fingerprint(synthetic, as_of="x", base_url="", files=files) == \
+        build_fingerprint(synthetic, as_of="x", base_url="", cache=False)
+    reference = everything(load_catalog(synthetic, cache=False))
+    assert everything(load_catalog(synthetic, files=files)) == reference  # cold
+    files = DataFiles(synthetic)
+    build_fingerprint(synthetic, as_of="x", base_url="", files=files)
+    assert everything(load_catalog(synthetic, files=files)) == reference  # warm, from the index
