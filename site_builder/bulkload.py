@@ -15,6 +15,7 @@ import gc
 import os
 import pickle
 import sys
+from stat import S_ISREG
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -25,9 +26,10 @@ from pydantic import ValidationError
 
 from schemas.kinds import KIND_MODELS, Envelope
 
-from .cache import ParseCache, entry_key
+from .cache import ParseCache, entry_key, entry_key_of_digest
 from .load import Document, display_path, load_file
 from .problems import Problem
+from .statindex import StatIndex
 
 # Below this many files to parse, starting processes costs more than it saves.
 POOL_THRESHOLD = 400
@@ -207,13 +209,16 @@ def paused_gc(keep: bool = False) -> Iterator[None]:
 
 
 def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None,
-              jobs: int | None = None) -> tuple[list[Document], list[Problem]]:
+              jobs: int | None = None, stats: list[os.stat_result | None] | None = None
+              ) -> tuple[list[Document], list[Problem]]:
+    """``stats``: each path's ``lstat`` when the caller has it (``fingerprint.DataFiles``), None
+    where it failed; without them each file is stat'ed here."""
     with paused_gc():
-        return _load_many(data_dir, paths, cache, jobs)
+        return _load_many(data_dir, paths, cache, jobs, stats)
 
 
 def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
-               jobs: int | None) -> tuple[list[Document], list[Problem]]:
+               jobs: int | None, stats: list[os.stat_result | None] | None = None) -> tuple[list[Document], list[Problem]]:
     results: list[Result | None] = [None] * len(paths)
     displays = _Displays()
     prefix = str(data_dir) + "/"
@@ -222,12 +227,28 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
     misses: list[int] = []
     if cache is not None and len(cache):
         get = cache.get
+        hashes = StatIndex.for_data(data_dir, cache.file.parent)
+        lookup, lstat = hashes.lookup, os.lstat
         for index, path in enumerate(paths):
-            raw = read_regular_file(path)
-            if raw is None:
-                misses.append(index)
+            relative = relatives[index]
+            if stats is not None:
+                st = stats[index]
+            else:
+                try:
+                    st = lstat(path)
+                except OSError:
+                    st = None
+            if st is None:
+                misses.append(index)  # gone, or unreadable: the full load says which
                 continue
-            key = entry_key(relatives[index], raw)
+            digest = lookup(relative, st) if S_ISREG(st.st_mode) else None
+            if digest is None:
+                raw = read_regular_file(path)
+                if raw is None:
+                    misses.append(index)
+                    continue
+                digest = hashes.record(relative, st, raw)
+            key = entry_key_of_digest(relative, digest)
             hit = get(key)
             model = model_from_json(*hit) if hit is not None else None
             if model is None:
@@ -253,6 +274,7 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
 
     if cache is not None:
         cache.save()
+        StatIndex.for_data(data_dir, cache.file.parent).save()
     documents: list[Document] = []
     problems: list[Problem] = []
     for document, found in results:  # type: ignore[misc]

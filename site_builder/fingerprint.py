@@ -6,7 +6,9 @@ of them equals the one recorded for the site already on disk (and the site is un
 ``manifest`` checks), a rebuild could only write the same bytes again, so it is skipped.
 
 Hashing every data file is cheaper than it sounds (about 1.5 s for 100,000 files on one core)
-and, unlike modification times, it does not rebuild after a checkout that changed no byte.
+and, unlike modification times, it does not rebuild after a checkout that changed no byte. With
+``cache``, a data file whose ``lstat`` is unchanged since it was last hashed is not read again
+(``statindex``, whose rules say why that is safe); the load that follows finds the same hashes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from .statindex import StatIndex
+
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "kernelindex-build-fingerprint 1"
 # Our code and everything it renders with: a change to any of them may change the output.
@@ -27,30 +31,78 @@ LIBRARIES = ("jinja2", "markupsafe", "pydantic", "pydantic-core", "altair", "vl-
              "ruamel.yaml", "PyYAML")
 
 
-def _files_under(root: Path, relative: str = "") -> Iterator[tuple[str, os.DirEntry]]:
-    """Every file below ``root`` in a fixed order (sorted by name at each level), symlinks included as entries."""
+def _files_under(root: Path, relative: str = "", skip: tuple[str, ...] = ("__pycache__",)
+                 ) -> Iterator[tuple[str, os.DirEntry]]:
+    """Every file below ``root`` in a fixed order (sorted by name at each level), symlinks included
+    as entries, folders named in ``skip`` left out."""
     with os.scandir(root / relative if relative else root) as listing:
         entries = sorted(listing, key=lambda entry: entry.name)
     for entry in entries:
         path = f"{relative}/{entry.name}" if relative else entry.name
         if entry.is_dir(follow_symlinks=False):
-            if entry.name != "__pycache__":
-                yield from _files_under(root, path)
+            if entry.name not in skip:
+                yield from _files_under(root, path, skip)
         else:
             yield path, entry
 
 
-def tree_digest(root: Path) -> str:
+class DataFiles:
+    """One listing of a data folder, with each file's ``lstat``, for the fingerprint and the load of
+    one build: the load reads the files the fingerprint hashed (a file changed in between is seen
+    by the next build, whose fingerprint differs), and neither lists the folder nor stats a file
+    again. Make one per build; a listing kept longer would miss later changes.
+
+    ``fingerprinted``: the entries ``tree_digest`` hashes (no ``__pycache__`` folders);
+    ``data_files``: the load's files, the same as ``load.iter_data_files`` finds, in the same order.
+    """
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self.entries = list(_files_under(data_dir, skip=()))
+
+    def fingerprinted(self) -> Iterator[tuple[str, os.DirEntry]]:
+        for path, entry in self.entries:
+            if "__pycache__" not in path or "/__pycache__/" not in "/" + path:
+                yield path, entry
+
+    def data_files(self) -> tuple[list[Path], list[os.stat_result | None]]:
+        """(paths, their ``lstat`` or None where it failed), as ``load.iter_data_files`` lists them:
+        a data suffix, and a file (a link to one included: the load refuses it)."""
+        from .load import DATA_SUFFIXES, _is_file, _suffix
+
+        paths: list[Path] = []
+        stats: list[os.stat_result | None] = []
+        for _, entry in self.entries:
+            if _suffix(entry.name) in DATA_SUFFIXES and _is_file(entry):
+                paths.append(Path(entry.path))
+                try:
+                    stats.append(entry.stat(follow_symlinks=False))  # cached by the entry once taken
+                except OSError:
+                    stats.append(None)
+        return paths, stats
+
+
+def tree_digest(root: Path, index: StatIndex | None = None, files: DataFiles | None = None) -> str:
     """sha256 over (path, sha256 of bytes) of every file below ``root``. A symlink counts as its
-    target's path, not its content: the loader refuses symlinks anyway, and this never follows one."""
+    target's path, not its content: the loader refuses symlinks anyway, and this never follows one.
+    ``index``: where unchanged files' hashes are found and new ones kept (see ``statindex``);
+    ``files``: the listing of ``root`` to use, instead of listing it here."""
     digest = hashlib.sha256()
-    for path, entry in _files_under(root):
+    sha256 = hashlib.sha256
+    for path, entry in (files.fingerprinted() if files is not None else _files_under(root)):
         if entry.is_symlink():
             content = b"symlink:" + os.readlink(entry.path).encode("utf-8", "surrogateescape")
-        else:
+            file_digest = sha256(content).digest()
+        elif index is None:
             with open(entry.path, "rb") as file:
-                content = file.read()
-        digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + hashlib.sha256(content).digest())
+                file_digest = sha256(file.read()).digest()
+        else:
+            st = entry.stat(follow_symlinks=False)
+            file_digest = index.lookup(path, st)
+            if file_digest is None:
+                with open(entry.path, "rb") as file:
+                    file_digest = index.record(path, st, file.read())
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + file_digest)
     return digest.hexdigest()
 
 
@@ -69,9 +121,16 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def build_fingerprint(data_dir: Path, *, as_of: str, base_url: str) -> str:
+def build_fingerprint(data_dir: Path, *, as_of: str, base_url: str, cache: bool = True,
+                      files: DataFiles | None = None) -> str:
     """Everything a build of ``data_dir`` depends on. ``as_of`` is the date when it is known before
     loading (``--as-of``, SOURCE_DATE_EPOCH, the last commit), else a marker saying it comes from
-    the data itself, which the data digest then covers."""
-    parts = (FORMAT, code_fingerprint(), tree_digest(data_dir), f"as-of={as_of}", f"base-url={base_url}")
+    the data itself, which the data digest then covers. ``cache``: False reads every file (the
+    result is the same either way). ``files``: this build's listing of ``data_dir``, which the
+    load is then given too (see ``DataFiles``)."""
+    index = StatIndex.for_data(data_dir) if cache else None
+    data_digest = tree_digest(data_dir, index, files)
+    if index is not None:
+        index.save()
+    parts = (FORMAT, code_fingerprint(), data_digest, f"as-of={as_of}", f"base-url={base_url}")
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()

@@ -215,13 +215,14 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
         failed.add((KIND_FOLDERS[document.kind], document.name))
     named: dict[str, dict[str, Document]] = defaultdict(dict)
     for document in documents:
-        space = named[_namespace(document.kind)]
-        if document.name in space:
-            first = space[document.name]
+        kind, name = document.kind, document.model.metadata.name
+        space = named["Workload" if kind in ("WorkloadCase", "WorkloadSuite") else kind]  # see _namespace
+        if name in space:
+            first = space[name]
             problems.append(document.problem(
-                f"{document.kind} name {document.name!r} is already used by {first.display}", "metadata", "name"))
+                f"{kind} name {name!r} is already used by {first.display}", "metadata", "name"))
             continue
-        space[document.name] = document
+        space[name] = document
 
     catalog = Catalog()
 
@@ -244,7 +245,8 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
     run_digests: dict[str, tuple[str, ...]] = {}  # run name -> its references' digests
     if cache is not None:
         cache.asking_digests()
-    ordered = sorted(named_documents(named), key=lambda d: _LINK_ORDER.index(d.kind))
+    ordered = sorted(named_documents(named), key=lambda d: _LINK_RANK[d.kind])
+    targets: tuple[dict[str, Entity], ...] | None = None  # what runs refer to, once every other kind is linked
     for document in ordered:
         kind = document.kind
         spec = document.model.spec
@@ -297,34 +299,49 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
             body["operation"] = {"specDigest": operation.digest}
             add(document, body, refs={"project": project, "operation": operation})
         elif kind == "BenchmarkRun":
+            if targets is None:
+                targets = tuple(catalog.of(kind) for kind in ("ImplementationRevision", "WorkloadCase", "WorkloadSuite",
+                                                              "BenchmarkProtocol", "ExecutionEnvironment", "Source"))
+            # References by name, as ``resolve`` finds them; it is called only for a missing one, so
+            # a dangling reference is reported by the same code, in the same order, as before.
+            implementations, cases, suites, protocols, environments, sources = targets
+            implementation = implementations.get(spec.implementation) or resolve(
+                document, ("ImplementationRevision",), spec.implementation, "spec", "implementation")
+            workload = cases.get(spec.workload) or suites.get(spec.workload) or resolve(
+                document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload")
             refs = {
-                "implementation": resolve(document, ("ImplementationRevision",), spec.implementation, "spec", "implementation"),
-                "workload": resolve(document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload"),
-                "protocol": resolve(document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol"),
-                "environment": resolve(document, ("ExecutionEnvironment",), spec.environment, "spec", "environment"),
+                "implementation": implementation,
+                "workload": workload,
+                "protocol": protocols.get(spec.protocol) or resolve(
+                    document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol"),
+                "environment": environments.get(spec.environment) or resolve(
+                    document, ("ExecutionEnvironment",), spec.environment, "spec", "environment"),
             }
-            if spec.sourceNative is not None:
-                refs["source"] = resolve(document, ("Source",), spec.sourceNative.source, "spec", "sourceNative", "source")
+            native = spec.sourceNative
+            if native is not None:
+                refs["source"] = sources.get(native.source) or resolve(
+                    document, ("Source",), native.source, "spec", "sourceNative", "source")
             if any(entity is None for entity in refs.values()):
                 fail(document)
                 continue
-            implementation, workload = refs["implementation"], refs["workload"]
             if implementation.refs["operation"] is not workload.refs["operation"]:
                 problems.append(document.problem(
                     f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
                     f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
                 fail(document)
                 continue
-            ref_digests = tuple(refs[key].digest for key in _RUN_REFERENCES)
+            ref_digests = (implementation.digest, workload.digest, refs["protocol"].digest,  # as _RUN_REFERENCES
+                           refs["environment"].digest)
             entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
                             _spec_source=partial(_run_canonical_spec, document, ref_digests))
             entity.digest = _run_digest(entity, ref_digests, None, cache)
-            run_digests[document.name] = ref_digests
-            catalog.by_kind[kind][document.name] = entity
+            name = document.model.metadata.name
+            run_digests[name] = ref_digests
+            catalog.by_kind[kind][name] = entity
 
     # Second pass: references that may point forward within one kind, and checks across runs.
     for run in catalog.runs.values():
-        if run.spec.supersedes:
+        if run.document.model.spec.supersedes:
             target = catalog.runs.get(run.spec.supersedes)
             if target is None and ("runs", run.spec.supersedes) in failed:
                 pass
@@ -348,6 +365,9 @@ _LINK_ORDER = [
     "Source", "Hardware", "OperationSpec", "SoftwareProject", "BenchmarkProtocol", "ExecutionEnvironment",
     "WorkloadCase", "WorkloadSuite", "ImplementationRevision", "BenchmarkRun",
 ]
+
+
+_LINK_RANK = {kind: rank for rank, kind in enumerate(_LINK_ORDER)}
 
 
 def named_documents(named: dict[str, dict[str, Document]]) -> list[Document]:

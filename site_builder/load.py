@@ -70,33 +70,31 @@ def iter_data_files(data_dir: Path) -> Iterator[Path]:
     whether they are folders without a ``stat`` each, which matters at 100,000 files.
     """
     paths: list[str] = []
-    folders = [str(data_dir)] if data_dir.is_dir() else []
-    while folders:
-        folder = folders.pop()
-        try:
-            with os.scandir(folder) as entries:
-                found = list(entries)
-        except PermissionError:
-            continue
-        for entry in found:
-            try:
-                if entry.is_dir() and not entry.is_symlink():
-                    folders.append(entry.path)
-                    continue
-            except OSError:
-                pass
-            if _suffix(entry.name) in DATA_SUFFIXES and _is_file(entry):
-                paths.append(entry.path)
-    # Sorted as Paths sort (part by part: "a/b" before "a-c"), but comparing lists of strings, not
-    # Path objects (a Path comparison costs a microsecond; at 100,000 files there are 1.7 million).
-    # Every path starts with the same str(data_dir), so splitting its "." or "/" alike is harmless.
-    paths.sort(key=_path_parts)
+    if data_dir.is_dir():
+        _walk(str(data_dir), paths)
     for path in paths:
         yield Path(path)
 
 
-def _path_parts(path: str) -> list[str]:
-    return path.split(os.sep)
+def _walk(folder: str, paths: list[str]) -> None:
+    """Files below ``folder`` in the order Paths sort (part by part: "a/b" before "a-c"): each
+    folder's entries sorted by name, a subfolder's files where its name falls. That is the order
+    of sorting every path by its parts, without splitting 100,000 paths and comparing the lists."""
+    try:
+        with os.scandir(folder) as entries:
+            found = {entry.name: entry for entry in entries}
+    except PermissionError:
+        return
+    for name in sorted(found):
+        entry = found[name]
+        try:
+            if entry.is_dir() and not entry.is_symlink():
+                _walk(entry.path, paths)
+                continue
+        except OSError:
+            pass
+        if _suffix(name) in DATA_SUFFIXES and _is_file(entry):
+            paths.append(entry.path)
 
 
 def _is_file(entry: os.DirEntry) -> bool:

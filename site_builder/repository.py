@@ -8,29 +8,36 @@ from pathlib import Path
 from .bulkload import load_many, paused_gc
 from .cache import ParseCache
 from .checks import future_observations
+from .fingerprint import DataFiles
 from .link import Catalog, link
 from .load import display_path, iter_data_files
 from .problems import DataError
 
 
-def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache: bool = True) -> Catalog:
+def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache: bool = True,
+                 files: DataFiles | None = None) -> Catalog:
     """Every file under ``data_dir``, validated and linked; raises DataError listing all problems.
 
     ``as_of``: the date given by ``--as-of`` or ``SOURCE_DATE_EPOCH``, if any; runs observed more
     than a day after it are errors. ``None`` compares against the wall clock (see ``checks``).
     ``cache``: False parses every file again (``--no-cache``); the result is the same either way.
+    ``files``: the listing the build's fingerprint was taken from (``fingerprint.DataFiles``): the
+    files it lists, with the stat data it holds, are loaded, and the folder is not listed again.
     """
     if not data_dir.is_dir():
         raise FileNotFoundError(f"{data_dir}: no such data folder")
     with paused_gc(keep=True):  # millions of long-lived objects, no cycles: see bulkload.paused_gc
-        return _load_and_link(data_dir, as_of, cache)
+        return _load_and_link(data_dir, as_of, cache, files)
 
 
-def _load_and_link(data_dir: Path, as_of: date | datetime | None, cache: bool) -> Catalog:
-    paths = list(iter_data_files(data_dir))
+def _load_and_link(data_dir: Path, as_of: date | datetime | None, cache: bool, files: DataFiles | None) -> Catalog:
+    if files is not None and files.data_dir == data_dir:
+        paths, stats = files.data_files()
+    else:
+        paths, stats = list(iter_data_files(data_dir)), None
     # One cache for both: it holds the files' models and, for link, the runs' digests.
     parse_cache = ParseCache.for_data(data_dir) if cache else None
-    documents, problems = load_many(data_dir, paths, parse_cache)
+    documents, problems = load_many(data_dir, paths, parse_cache, stats=stats)
     problems.extend(future_observations(documents, as_of))
     # Files that failed are named to link, so references to them are not reported a second time.
     failed = {problem.path for problem in problems}

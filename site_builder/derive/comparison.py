@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from json.encoder import encode_basestring as _string
+
 from schemas.digest import canonical_json, sha256_digest
 
 from .model import RunFacts
@@ -33,6 +35,23 @@ def comparison_key_of(*, operation: str, workload: str, protocol: str, environme
                       metric: str | None) -> str:
     """``comparison_key`` given the correctness policy's digest: a workload's policy is hashed once,
     not once for every (protocol, environment, metric) its runs fall into."""
+    # canonical_json of {v, operation, workload, protocol, environment, correctness, metric}, written
+    # directly (keys in sorted order; each string as json.dumps(ensure_ascii=False) writes it, which
+    # is RFC 8785's form for strings): 63,000 groups at 100,000 runs. ``comparison_key_reference``
+    # is the definition, and the tests hold this to it.
+    if type(operation) is str and type(workload) is str and type(protocol) is str and type(environment) is str \
+            and type(policy_digest) is str and (metric is None or type(metric) is str):
+        return sha256_digest(
+            f'{{"correctness":{_string(policy_digest)},"environment":{_string(environment)},"metric":{_string(metric or "none")},'
+            f'"operation":{_string(operation)},"protocol":{_string(protocol)},"v":{COMPARISON_KEY_VERSION},'
+            f'"workload":{_string(workload)}}}')
+    return comparison_key_reference(operation=operation, workload=workload, protocol=protocol, environment=environment,
+                                    policy_digest=policy_digest, metric=metric)
+
+
+def comparison_key_reference(*, operation: str, workload: str, protocol: str, environment: str, policy_digest: str,
+                             metric: str | None) -> str:
+    """``comparison_key_of`` by its definition: sha256 of the canonical JSON of the key's fields."""
     return sha256_digest(canonical_json({
         "v": COMPARISON_KEY_VERSION,
         "operation": operation,

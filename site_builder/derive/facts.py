@@ -7,7 +7,7 @@ small frozen dataclass, so the figures themselves can be tested without YAML fil
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..link import Catalog, Entity
 from .comparison import comparison_key_of, correctness_digest, primary_metric
@@ -74,7 +74,9 @@ def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts])
     """Every run's facts, in name order, with its comparison key and evidence level."""
     keys: dict[tuple, str] = {}  # one key per (workload, protocol, environment, metric), not per run
     correctness: dict[str, str] = {}  # workload name -> digest of its correctness policy
-    facts: dict[str, RunFacts] = {}
+    harnesses: dict[str, str] = {}  # protocol name -> its harness's name
+    # First pass: each run's fields but its evidence level, which needs the other runs.
+    fields: list[tuple] = []
     verified: set[str] = set()
     raw_evidence: set[str] = set()
     runs = catalog.runs
@@ -83,53 +85,63 @@ def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts])
         model = run.document.model
         spec = model.spec
         refs = run.refs
-        workload, protocol, environment = refs["workload"], refs["protocol"], refs["environment"]
-        implementation = implementations[refs["implementation"].name]
+        # A run's references are resolved by name (``link``): the names are the spec's own.
+        workload_name, protocol_name, environment_name = spec.workload, spec.protocol, spec.environment
+        workload = refs["workload"]
+        implementation = implementations[spec.implementation]
         metric, value = _primary_metric(spec)
-        workload_name, protocol_name, environment_name = workload.name, protocol.name, environment.name
         lane = (workload_name, protocol_name, environment_name, metric)
         if lane not in keys:
+            protocol, environment = refs["protocol"], refs["environment"]
             if workload_name not in correctness:
                 correctness[workload_name] = correctness_digest(workload.canonical_spec["correctness"])
             keys[lane] = comparison_key_of(
                 operation=workload.refs["operation"].digest, workload=workload.digest, protocol=protocol.digest,
                 environment=environment.digest, policy_digest=correctness[workload_name], metric=metric)
-        if is_kernelindex_measurement(spec.sourceNative.source if spec.sourceNative else None, protocol.spec.harness.name):
+        harness = harnesses.get(protocol_name)
+        if harness is None:
+            harness = harnesses[protocol_name] = refs["protocol"].spec.harness.name
+        native = spec.sourceNative
+        if is_kernelindex_measurement(native.source if native else None, harness):
             verified.add(name)
         if _raw_evidence(spec):
             raw_evidence.add(name)
         supersedes = refs.get("supersedes")
+        fields.append((name, run.digest, workload.refs["operation"].name, workload_name, implementation,
+                       protocol_name, environment_name, keys[lane], spec.status, value, metric, spec.observedAt,
+                       model.metadata.retraction is not None, supersedes.name if supersedes is not None else None))
+    # "replicated" needs the other runs: verified runs of one implementation in one group.
+    verifications = Counter((cohort, implementation.name)
+                            for (name, _, _, _, implementation, _, _, cohort, status, *_) in fields
+                            if name in verified and status == "passed")
+    facts: dict[str, RunFacts] = {}
+    for (name, digest, operation, workload_name, implementation, protocol_name, environment_name, cohort, status,
+         value, metric, observed_at, retracted, supersedes) in fields:
+        is_verified = name in verified
         facts[name] = RunFacts(
             name=name,
-            digest=run.digest,
-            operation=workload.refs["operation"].name,
+            digest=digest,
+            operation=operation,
             workload=workload_name,
             implementation=implementation.name,
             protocol=protocol_name,
             environment=environment_name,
-            cohort=keys[lane],
-            status=spec.status,
+            cohort=cohort,
+            status=status,
             value=value,
             metric=metric,
-            observed_at=spec.observedAt,
+            observed_at=observed_at,
             language=implementation.language,
             baseline=implementation.baseline,
-            evidence="reported",  # set below, once every run's facts are known
-            retracted=model.metadata.retraction is not None,
-            supersedes=supersedes.name if supersedes is not None else None,
+            evidence=evidence_level(
+                verified=is_verified,
+                verified_count=verifications[(cohort, implementation.name)] if is_verified else 0,
+                public_source=implementation.source_url is not None,
+                raw_evidence=name in raw_evidence,
+            ),
+            retracted=retracted,
+            supersedes=supersedes,
         )
-    # "replicated" needs the other runs: verified runs of one implementation in one group.
-    verifications = Counter((facts[name].cohort, facts[name].implementation) for name in verified
-                            if facts[name].status == "passed")
-    for name, fact in facts.items():
-        level = evidence_level(
-            verified=name in verified,
-            verified_count=verifications[(fact.cohort, fact.implementation)],
-            public_source=implementations[fact.implementation].source_url is not None,
-            raw_evidence=name in raw_evidence,
-        )
-        if level != fact.evidence:
-            facts[name] = replace(fact, evidence=level)
     return facts
 
 

@@ -203,6 +203,8 @@ def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) ->
     floors: dict[tuple[str, str], Floor | None] = {}
     cases = catalog.of("WorkloadCase")
     flops_of: dict[str, int | None] = {}  # by workload: one parse per workload, not per (workload, GPU)
+    # A floor depends on the workload and the datasheet only: environments of one GPU share it.
+    by_datasheet: dict[tuple[str, str], Floor] = {}
     for run in runs:
         pair = (run.workload, run.environment)
         if pair in floors:
@@ -210,6 +212,10 @@ def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) ->
         workload, datasheet = cases.get(run.workload), gpus[run.environment].datasheet
         if workload is None or datasheet is None:  # suites have no single shape; unknown GPUs no datasheet
             floors[pair] = None
+            continue
+        shared = by_datasheet.get((run.workload, datasheet))
+        if shared is not None:
+            floors[pair] = shared
             continue
         hardware = catalog.hardware[datasheet].spec
         meta = workload.refs["operation"].metadata
@@ -225,10 +231,24 @@ def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) ->
             flops_dtype=meta.flopsDtype,
             peak_tflops={dtype: rate.value for dtype, rate in hardware.peakTflops.items()},
         )
+        by_datasheet[(run.workload, datasheet)] = floors[pair]  # type: ignore[assignment]
     return floors
 
 
-def _cohort_facets(catalog: Catalog, cohort: Cohort) -> CohortFacets:
+def _cohort_facets(catalog: Catalog, cohort: Cohort,
+                   memo: dict[tuple[str, str, str | None], tuple[tuple[str, str], ...]] | None = None) -> CohortFacets:
+    """``memo``: facets by (protocol, environment, metric), all they depend on (groups of many
+    workloads share them)."""
+    lane = (cohort.protocol, cohort.environment, cohort.metric)
+    facets = memo.get(lane) if memo is not None else None
+    if facets is None:
+        facets = _facets(catalog, cohort)
+        if memo is not None:
+            memo[lane] = facets
+    return CohortFacets(cohort.key, cohort.gpu.label, facets)
+
+
+def _facets(catalog: Catalog, cohort: Cohort) -> tuple[tuple[str, str], ...]:
     protocol, environment = catalog.protocols[cohort.protocol], catalog.environments[cohort.environment]
     measurement, hardware, software = protocol.spec.measurement, environment.spec.hardware, environment.spec.software
     harness = protocol.spec.harness
@@ -247,7 +267,7 @@ def _cohort_facets(catalog: Catalog, cohort: Cohort) -> CohortFacets:
         ("protocol", protocol.metadata.title or protocol.name),
         ("environment", environment.metadata.title or environment.name),
     ]
-    return CohortFacets(cohort.key, cohort.gpu.label, tuple(facets))
+    return tuple(facets)
 
 
 def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
@@ -283,6 +303,7 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         )
 
     workload_cohorts: dict[str, list[Cohort]] = {}
+    facets_memo: dict[tuple[str, str, str | None], tuple[tuple[str, str], ...]] = {}
     for cohort in cohorts.values():
         workload_cohorts.setdefault(cohort.workload, []).append(cohort)
     for name, group in workload_cohorts.items():
@@ -290,7 +311,7 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         # Latency groups first (the page leads with the fastest run, not the leanest), then the
         # largest group; the faster record breaks a tie, and the key makes the order total.
         group.sort(key=lambda c: (not c.is_latency, -len(c.rows), c.leader.value if c.leader else float("inf"), c.key))
-        labels = cohort_labels([_cohort_facets(catalog, cohort) for cohort in group])
+        labels = cohort_labels([_cohort_facets(catalog, cohort, facets_memo) for cohort in group])
         for cohort in group:
             cohort.label = labels[cohort.key]
 

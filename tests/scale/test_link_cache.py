@@ -26,7 +26,7 @@ def manifests(catalog: Catalog) -> dict[str, tuple[str, str]]:
 
 def digest_entries(data: Path) -> int:
     cache = ParseCache.for_data(data)
-    return sum(1 for line in cache._stored.values() if line[9:].startswith(RUN_DIGEST_KIND.encode() + b" "))
+    return sum(1 for line in cache._stored.values() if line[74:].startswith(RUN_DIGEST_KIND.encode() + b" "))
 
 
 def test_cached_digests_match_hashing(synthetic: Path) -> None:

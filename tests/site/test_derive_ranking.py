@@ -4,7 +4,9 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from site_builder.derive.comparison import comparison_key, group_by_cohort, primary_metric
+from site_builder.derive.comparison import (
+    comparison_key, comparison_key_of, comparison_key_reference, group_by_cohort, primary_metric,
+)
 from site_builder.derive.eligibility import (
     BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, RETRACTED, SUPERSEDED, eligibility_reasons, reason_text,
     superseded_names,
@@ -25,6 +27,14 @@ def test_comparison_key_is_deterministic_and_sensitive_to_every_part():
                         ("protocol", "sha256:" + "9" * 64), ("environment", "sha256:" + "9" * 64),
                         ("correctness", {"comparator": "allclose"}), ("metric", "latency:mean:ns")]:
         assert comparison_key(**{**KEY_PARTS, part: other}) != key, part
+
+
+@pytest.mark.parametrize("metric", ["latency:median:ns", None, "memory:mean:MiB", 'quote"back\\slash', "ünïcode ✓",
+                                    "control\x01\n\t", "\u2028 line separator"])
+def test_comparison_key_written_directly_matches_its_definition(metric):
+    parts = dict(operation="sha256:" + "1" * 64, workload="sha256:" + "2" * 64, protocol="sha256:" + "3" * 64,
+                 environment="e\u00e9\"x", policy_digest="sha256:" + "5" * 64, metric=metric)
+    assert comparison_key_of(**parts) == comparison_key_reference(**parts)
 
 
 def test_primary_metric_prefers_timing_then_lower_is_better_measurements():
