@@ -37,7 +37,7 @@ from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
-from .fingerprint import build_fingerprint, code_fingerprint
+from .fingerprint import DataFiles, build_fingerprint, code_fingerprint
 from .manifest import (
     ManifestHeader, PageRecord, PreviousSite, SiteManifest, forget, inspect_site, listing_digest, manifest_path, read_header,
 )
@@ -88,12 +88,13 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
 
     known_as_of = as_of_before_loading(as_of, os.environ, data_dir)
     manifest_file = manifest_path(default_cache_dir(data_dir), out_dir)
-    fingerprint, previous = "", None
+    fingerprint, previous, files = "", None, None
     if data_dir.is_dir():  # else loading says what is missing
         step(f"fingerprinting {data_dir} and checking {out_dir}")
+        files = DataFiles(data_dir)  # one listing for the fingerprint and the load
         fingerprint, site_as_built = _check_inputs_and_site(
-            data_dir, out_dir, manifest_file if cache else None,
-            as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=base_url)
+            data_dir, out_dir, manifest_file if cache else None, files,
+            as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=base_url, cache=cache)
         if site_as_built is not None and site_as_built.fingerprint == fingerprint:
             return BuildSummary(pages=0, mirrors=0, files=site_as_built.files, charts=0,
                                 seconds=time.perf_counter() - started, as_of=None, as_of_source="", up_to_date=True)
@@ -107,7 +108,8 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     bundle = start_vega_bundle()  # in another process, while this one loads
     # A run may not be observed after an as-of date given explicitly; a date taken from git may
     # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
-    catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ), cache=cache)
+    catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ), cache=cache,
+                           files=files)
     as_of_date, as_of_source = resolve_as_of(as_of, os.environ, data_dir,
                                              (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
     step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
@@ -175,18 +177,18 @@ def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None
         step(f"could not record this build in {path} ({error}); the next build will start from scratch")
 
 
-def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, *, as_of: str,
-                           base_url: str) -> tuple[str, ManifestHeader | None]:
+def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, files: DataFiles, *,
+                           as_of: str, base_url: str, cache: bool) -> tuple[str, ManifestHeader | None]:
     """(the inputs' fingerprint, the manifest's header if the site on disk is exactly as that build
     wrote it). Listing the site (one stat per file) runs in a forked process while this one hashes
     the data: both take a second or two at 100,000 runs, and a build with nothing to do is only this."""
     header = read_header(manifest_file) if manifest_file is not None and out_dir.is_dir() else None
     if header is None:
-        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url), None
+        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), None
     pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
     try:
         listing = pool.submit(listing_digest, out_dir)
-        fingerprint = build_fingerprint(data_dir, as_of=as_of, base_url=base_url)
+        fingerprint = build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files)
         return fingerprint, header if listing.result() == header.listing else None
     finally:
         pool.shutdown(cancel_futures=True)

@@ -29,8 +29,10 @@ from .manifest import FileRecord
 from .render import Renderer, mirror_json
 from .write import Staging
 
-# Tasks per message: large enough that sending results costs little, small enough to balance.
-CHUNK = 256
+# Tasks per message: large enough that sending results costs little (a fraction of a millisecond
+# a message), small enough to balance: the last tasks (record ledger and challenge pages) take tens
+# of milliseconds each at 100,000 runs, and a worker left with a long chunk of them idles the other.
+CHUNK = 32
 # Below this many tasks, forking costs more than it saves.
 PARALLEL_FROM = 2_000
 
