@@ -6,6 +6,8 @@ Templates live in ``templates/``; the filters here are the only place numbers be
 from __future__ import annotations
 
 import json
+import math
+from datetime import date, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,13 +16,18 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, nodes, pass_c
 from jinja2.compiler import CodeGenerator, Frame
 from markupsafe import Markup, escape
 from pydantic_core import to_json as to_json_bytes
+from pydantic_core import to_jsonable_python
 
 from . import formatting, urls
 from .chart_svg import ChartRenderer, spec_json
 from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
+from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
-from .views import ChartView, Page
+from .views import (
+    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, OperationView, Page, ProtocolView,
+    RowView, SourceLink, View, WorkloadView,
+)
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -215,7 +222,117 @@ class Renderer:
 
 
 def mirror_json(page: Page) -> str:
-    return to_json(page.model_dump(mode="json"))
+    """``to_json(page.model_dump(mode="json"))``, byte for byte, written straight from the view
+    model: sorted keys, with the text of views that many pages share (rows, implementations,
+    workloads, groups) made once. Anything it is not sure to write as pydantic and json would (a
+    float that is not finite, a type it does not know) sends the page down that slow path."""
+    try:
+        return _view_json(page) + "\n"
+    except _Unsure:
+        return to_json(page.model_dump(mode="json"))
+
+
+class _Unsure(Exception):
+    """A value ``mirror_json`` leaves to pydantic and json."""
+
+
+# Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
+# identity (the object is held with its text, so its id is not reused while kept).
+_SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, OperationView, ProtocolView,
+                           RowView, SourceLink, WorkloadView, RecordRun, RecordRow))
+_SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
+_shared_json: dict[int, tuple[View, str]] = {}
+# Per view class: (the JSON of its key and a colon, field name, the field's type where the value
+# alone does not say how pydantic writes it), sorted by key as json.dumps sorts.
+_field_plans: dict[type, list[tuple[str, str, Any]]] = {}
+# Field types whose serializer converts or checks (views built with model_construct may hold an
+# int for a float, say); any other field is written as its value's own type, as pydantic does.
+_TYPED_FIELDS = {float: float, float | None: float, date: date, datetime: datetime, datetime | None: datetime,
+                 dict[str, float]: dict}
+_string = json.encoder.encode_basestring  # json's own (C) string encoder, as ensure_ascii=False uses
+# JSON-only containers (manifests, axes, reason lists) go to json's C encoder whole; it refuses
+# views, dates and non-finite floats (TypeError, ValueError), which are then written field by field.
+_plain_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode
+
+
+def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
+    keys = sorted((field.serialization_alias or field.alias or name, name, _TYPED_FIELDS.get(field.annotation))
+                  for name, field in cls.model_fields.items())
+    plan = _field_plans[cls] = [(_string(key) + ":", name, typed) for key, name, typed in keys]
+    return plan
+
+
+def _typed_json(value: Any, typed: Any) -> str:
+    kind = type(value)
+    if value is None:
+        return "null"
+    if typed is float:
+        if kind is int:  # pydantic writes a float field's int as a float
+            value = float(value)
+        elif kind is not float:
+            raise _Unsure(value)
+    elif typed is dict:
+        if kind is not dict or any(type(item) is not float for item in value.values()):
+            raise _Unsure(value)
+    elif kind is not typed:  # a date field holding a datetime, say
+        raise _Unsure(value)
+    return _value_json(value)
+
+
+def _view_json(view: View) -> str:
+    cls = type(view)
+    shared = cls in _SHARED_VIEWS
+    if shared:
+        kept = _shared_json.get(id(view))
+        if kept is not None and kept[0] is view:
+            return kept[1]
+    fields = view.__dict__
+    plan = _field_plans.get(cls) or _field_plan(cls)
+    text = "{" + ",".join([key + (_typed_json(fields[name], typed) if typed else _value_json(fields[name]))
+                           for key, name, typed in plan]) + "}"
+    if shared:
+        if len(_shared_json) >= _SHARED_LIMIT:
+            _shared_json.clear()
+        _shared_json[id(view)] = (view, text)
+    return text
+
+
+def _value_json(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        if not math.isfinite(value):  # pydantic keeps or nulls these depending on the field type
+            raise _Unsure(value)
+        return float.__repr__(value)
+    if isinstance(value, View):
+        return _view_json(value)
+    if kind is list or kind is tuple:
+        if not value:
+            return "[]"
+        if not isinstance(value[0], View):
+            try:
+                return _plain_json(value)
+            except (TypeError, ValueError):
+                pass
+        return "[" + ",".join([_value_json(item) for item in value]) + "]"
+    if kind is dict:
+        try:
+            return _plain_json(value)
+        except (TypeError, ValueError):
+            pass
+        if any(type(key) is not str for key in value):
+            raise _Unsure(value)
+        return "{" + ",".join([_string(key) + ":" + _value_json(value[key]) for key in sorted(value)]) + "}"
+    if kind is datetime or kind is date:
+        return _string(to_jsonable_python(value))
+    raise _Unsure(value)
 
 
 def to_json(value: Any) -> str:
