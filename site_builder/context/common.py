@@ -158,6 +158,15 @@ class ViewFactory:
 
     # -- groups ------------------------------------------------------------------------------------
     def cohort_summary(self, cohort: Cohort, selected: bool = False) -> CohortSummary:
+        # Built once per group and flag: every run page of a group shows it (and its mirror's
+        # JSON is then written once, render.mirror_json).
+        cache = self.__dict__.setdefault("_cache_cohort_summary", {})
+        found = cache.get((cohort.key, selected))
+        if found is None:
+            found = cache[(cohort.key, selected)] = self._cohort_summary(cohort, selected)
+        return found
+
+    def _cohort_summary(self, cohort: Cohort, selected: bool) -> CohortSummary:
         return CohortSummary(
             key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
             hardware=self.hardware_link(cohort.gpu.datasheet), environment=self.environment_link(cohort.environment),
@@ -180,6 +189,13 @@ class ViewFactory:
         )
 
     def floor(self, cohort: Cohort) -> FloorView | None:
+        """A group's floors, built once per group (every run page of the group shows them)."""
+        cache = self.__dict__.setdefault("_cache_floor", {})
+        if cohort.key not in cache:
+            cache[cohort.key] = self._floor(cohort)
+        return cache[cohort.key]
+
+    def _floor(self, cohort: Cohort) -> FloorView | None:
         floor = self.board.floors.get((cohort.workload, cohort.environment))
         if floor is None or not cohort.is_latency:
             return None
