@@ -25,7 +25,7 @@ from .derive.eligibility import reason_text
 from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .views import (
-    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, OperationView, Page, ProtocolView,
+    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView, Page, ProtocolView,
     RowView, SourceLink, View, WorkloadView,
 )
 
@@ -111,57 +111,38 @@ def fast_escape(value: Any) -> str:
 
 
 class PageCodeGenerator(CodeGenerator):
-    """Jinja's code generator with two changes that leave every page's text as it was:
+    """Jinja's code generator with changes that leave every page's text as it was:
 
-    * a run of text and ``{{ … }}`` between two tags is yielded as one joined string, not a yield
-      per piece: every yield climbs back through the chain of block and parent-template
-      generators, and a run page made some 350 of them;
+    * blocks, and the root of templates that extend none, gather their output in a list and
+      yield it once, joined, instead of a yield per piece of text or value: every yield climbs
+      back through the chain of block and parent-template generators, and a run page made some
+      350 of them;
     * printed values are escaped by ``fast_escape``.
     """
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         self.writeline(f"from {__name__} import fast_escape")
+        self._gathers_root = node.find(nodes.Extends) is None
         super().visit_Template(node, frame)
+
+    def blockvisit(self, body: Any, frame: Frame) -> None:
+        # A block's function, and the root of a template that extends none, gather their output
+        # in a list (as Jinja's macros do) and yield it once, joined: otherwise every piece climbs
+        # back through the chain of parent-template and block generators.
+        gathers = frame.buffer is None and not self.environment.is_async and (
+            frame.block_frame or (frame.rootlevel and self._gathers_root))
+        if not gathers:
+            return super().blockvisit(body, frame)
+        frame.buffer = self.temporary_identifier()
+        self.writeline(f"{frame.buffer} = []")
+        super().blockvisit(body, frame)
+        self.writeline(f"yield concat({frame.buffer})")
 
     def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
         if frame.eval_ctx.autoescape and not frame.eval_ctx.volatile and finalize.src is None:
             self.write("fast_escape(")
         else:
             super()._output_child_pre(node, frame, finalize)
-
-    def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
-        # Buffered frames (macros, {% set %} blocks) already gather their output in one call.
-        if frame.buffer is not None or frame.require_output_check:
-            return super().visit_Output(node, frame)
-        finalize = self._make_finalize()
-        body: list = []
-        for child in node.nodes:  # constants folded as Jinja does (CodeGenerator.visit_Output)
-            try:
-                if not (finalize.const or isinstance(child, nodes.TemplateData)):
-                    raise nodes.Impossible()
-                const = self._output_child_to_const(child, frame, finalize)
-            except (nodes.Impossible, Exception):
-                body.append(child)
-                continue
-            if body and isinstance(body[-1], list):
-                body[-1].append(const)
-            else:
-                body.append([const])
-        if len(body) < 2:
-            return super().visit_Output(node, frame)
-        self.writeline('yield "".join((')
-        self.indent()
-        for item in body:
-            if isinstance(item, list):
-                self.writeline(self._output_const_repr(item) + ",")
-            else:
-                self.newline(item)
-                self._output_child_pre(item, frame, finalize)
-                self.visit(item, frame)
-                self._output_child_post(item, frame, finalize)
-                self.write(",")
-        self.outdent()
-        self.writeline("))")
 
 
 class PageEnvironment(Environment):
@@ -248,8 +229,8 @@ class _Unsure(Exception):
 
 # Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
 # identity (the object is held with its text, so its id is not reused while kept).
-_SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, OperationView, ProtocolView,
-                           RowView, SourceLink, WorkloadView, RecordRun, RecordRow))
+_SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView,
+                           ProtocolView, RowView, SourceLink, WorkloadView, RecordRun, RecordRow))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[View, str]] = {}
 # Per view class: (the JSON of its key and a colon, field name, the field's type where the value

@@ -91,6 +91,7 @@ class ViewFactory:
         operation = self.workloads[workload].refs["operation"].name
         return urls.workload(operation, workload, self.headline_workload(operation))
 
+    @per_key
     def operation_link(self, name: str) -> Link:
         operation = self.catalog.operations[name]
         return Link(title=operation.metadata.title or name, url=urls.kernel(name))
@@ -99,20 +100,24 @@ class ViewFactory:
     def workload_link(self, name: str) -> Link:
         return Link(title=workload_label(self.workloads[name]), url=self.workload_url(name))
 
+    @per_key
     def hardware_link(self, name: str | None) -> Link | None:
         if name is None:
             return None
         hardware = self.catalog.hardware[name]
         return Link(title=hardware.metadata.title or hardware.spec.product, url=urls.hardware(name))
 
+    @per_key
     def environment_link(self, name: str) -> Link:
         environment = self.catalog.environments[name]
         return Link(title=environment.metadata.title or name, url=urls.environment(name))
 
+    @per_key
     def protocol_link(self, name: str) -> Link:
         protocol = self.catalog.protocols[name]
         return Link(title=protocol.metadata.title or protocol.spec.harness.name, url=urls.protocol(name))
 
+    @per_key
     def source_link(self, name: str) -> SourceLink:
         source = self.catalog.sources[name]
         return SourceLink(name=name, title=source.metadata.title or source.spec.title, url=urls.source(name),
