@@ -282,7 +282,25 @@ _TYPED_FIELDS = {float: float, float | None: float, date: date, datetime: dateti
 _string = json.encoder.encode_basestring  # json's own (C) string encoder, as ensure_ascii=False uses
 # JSON-only containers (manifests, axes, reason lists) go to json's C encoder whole; it refuses
 # views, dates and non-finite floats (TypeError, ValueError), which are then written field by field.
-_plain_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode
+# The encoder json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")) makes for each
+# call, made once (no check for cycles: these are trees).
+try:
+    from _json import make_encoder as _make_c_encoder
+except ImportError:  # pragma: no cover - a Python without json's C speedups
+    _make_c_encoder = None
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+if _make_c_encoder is not None:
+    _c_encode = _make_c_encoder(None, _refuse, _string, None, ":", ",", True, False, False)
+
+    def _plain_json(value: Any) -> str:
+        return "".join(_c_encode(value, 0))
+else:  # pragma: no cover
+    _plain_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode
 
 
 def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
@@ -317,9 +335,17 @@ def _view_json(view: View) -> str:
         if kept is not None and kept[0] is view:
             return kept[1]
     fields = view.__dict__
-    plan = _field_plans.get(cls) or _field_plan(cls)
-    text = "{" + ",".join([key + (_typed_json(fields[name], typed) if typed else _value_json(fields[name]))
-                           for key, name, typed in plan]) + "}"
+    parts = []
+    for key, name, typed in _field_plans.get(cls) or _field_plan(cls):
+        value = fields[name]
+        # Text and null inline (most fields); the rest by type.
+        if value is None:
+            parts.append(key + "null")
+        elif typed is None:
+            parts.append(key + (_string(value) if type(value) is str else _value_json(value)))
+        else:
+            parts.append(key + _typed_json(value, typed))
+    text = "{" + ",".join(parts) + "}"
     if shared:
         if len(_shared_json) >= _SHARED_LIMIT:
             _shared_json.clear()
