@@ -228,14 +228,15 @@ class Renderer:
 
     def _render(self, name: str, **variables: Any) -> str:
         """``Template.render``, with the template's globals copied into a plain dict once per
-        template rather than merged from their ChainMap on every page."""
+        template rather than merged from their ChainMap on every page (the same context)."""
         found = self._templates.get(name)
         if found is None:
             template = self.env.get_template(name)
             found = self._templates[name] = (template, dict(template.globals))
         template, template_globals = found
-        context = self.env.context_class(self.env, {**template_globals, **variables}, template.name, template.blocks,
-                                         globals=template_globals)
+        # No ``globals``: they only tell an imported template (our macros) which globals it lacks,
+        # and every template here has the environment's; Jinja would compare the two sets per page.
+        context = self.env.context_class(self.env, {**template_globals, **variables}, template.name, template.blocks)
         try:
             return self.env.concat(template.root_render_func(context))
         except Exception:
