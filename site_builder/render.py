@@ -172,9 +172,6 @@ class PageEnvironment(Environment):
     code_generator_class = PageCodeGenerator
 
 
-MEMO_LIMIT = 5_000  # Renderer.memo's kept texts; all dropped at once past this
-
-
 class Renderer:
     def __init__(self, vega_bundle: str, templates: Path = TEMPLATES):
         self.charts = ChartRenderer()
@@ -183,7 +180,6 @@ class Renderer:
         self._page_path = urls.INDEX
         self._shared: dict[tuple[str, int], Markup] = {}
         self._templates: dict[str, tuple[Any, dict[str, Any]]] = {}
-        self._memo: dict[tuple, tuple[tuple, Markup]] = {}
         self.env = PageEnvironment(
             loader=FileSystemLoader(str(templates)),
             autoescape=select_autoescape(["html"]),
@@ -202,8 +198,7 @@ class Renderer:
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
         )
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
-                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared,
-                                memo=self.memo)
+                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared)
 
     def shared(self, name: str) -> Markup:
         """A template that is the same on every page at one depth (the site's navigation), rendered
@@ -213,18 +208,6 @@ class Renderer:
         if found is None:
             found = self._shared[key] = Markup(self.env.get_template(name).render())
         return found
-
-    def memo(self, macro: Any, *args: Any) -> Markup:
-        """``macro(*args)``, made once for these very arguments at this page depth: a group's floors
-        read the same on its page, its kernel's and each of its runs' (the views are built once
-        per build, so the same object means the same text)."""
-        key = (macro.name, self._page_path.count("/"), *map(id, args))
-        found = self._memo.get(key)
-        if found is None or any(kept is not arg for kept, arg in zip(found[0], args)):
-            if len(self._memo) >= MEMO_LIMIT:
-                self._memo.clear()
-            found = self._memo[key] = (args, macro(*args))  # the arguments held: their ids stay theirs
-        return found[1]
 
     def url(self, target: str) -> str:
         """A site-root path as a link from the page being rendered."""
