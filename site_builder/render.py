@@ -6,19 +6,28 @@ Templates live in ``templates/``; the filters here are the only place numbers be
 from __future__ import annotations
 
 import json
+import math
+from datetime import date, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, nodes, pass_context, select_autoescape
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
+from markupsafe import Markup, escape
 from pydantic_core import to_json as to_json_bytes
+from pydantic_core import to_jsonable_python
 
 from . import formatting, urls
 from .chart_svg import ChartRenderer, spec_json
 from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
+from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
-from .views import ChartView, Page
+from .views import (
+    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView, Page, ProtocolView,
+    RowView, SourceLink, View, WorkloadView,
+)
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -78,13 +87,100 @@ def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
     return [(x, [points.get(x) for points in by_series]) for x in xs]
 
 
+try:
+    from markupsafe import _escape_inner as escape_text  # the C escaper behind ``escape``, without Markup
+except ImportError:  # pragma: no cover - another markupsafe
+    def escape_text(text: str) -> str:
+        return str(escape(text))
+
+
+def fast_escape(value: Any) -> str:
+    """``escape`` for a value a template prints, as text rather than Markup: what a template prints
+    is only ever joined into the page, so the Markup wrapper (a Python-level ``__new__``, a third
+    of escape's cost) buys nothing. Same characters escaped, same text: ints and floats print
+    digits, signs, dots and letters only; Markup is already escaped; everything else goes to
+    ``escape`` itself."""
+    kind = type(value)
+    if kind is str:
+        return escape_text(value)
+    if kind is Markup:
+        return value
+    if kind is int or kind is float:
+        return str(value)
+    return escape(value)
+
+
+class PageCodeGenerator(CodeGenerator):
+    """Jinja's code generator with changes that leave every page's text as it was:
+
+    * blocks, and the root of templates that extend none, gather their output in a list and
+      yield it once, joined, instead of a yield per piece of text or value: every yield climbs
+      back through the chain of block and parent-template generators, and a run page made some
+      350 of them;
+    * printed values are escaped by ``fast_escape``.
+    """
+
+    def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
+        self.writeline(f"from {__name__} import escape_text, fast_escape")
+        self._gathers_root = node.find(nodes.Extends) is None
+        super().visit_Template(node, frame)
+
+    def blockvisit(self, body: Any, frame: Frame) -> None:
+        # A block's function, and the root of a template that extends none, gather their output
+        # in a list (as Jinja's macros do) and yield it once, joined: otherwise every piece climbs
+        # back through the chain of parent-template and block generators.
+        gathers = frame.buffer is None and not self.environment.is_async and (
+            frame.block_frame or (frame.rootlevel and self._gathers_root))
+        if not gathers:
+            return super().blockvisit(body, frame)
+        frame.buffer = self.temporary_identifier()
+        self.writeline(f"{frame.buffer} = []")
+        super().blockvisit(body, frame)
+        self.writeline(f"yield concat({frame.buffer})")
+
+    # Printed values: text straight to the C escaper, anything else through fast_escape (the value
+    # is held in a local, _v, so that it is computed once).
+    def _fast_output(self, frame: Frame, finalize: Any) -> bool:
+        return frame.eval_ctx.autoescape and not frame.eval_ctx.volatile and finalize.src is None
+
+    def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
+        if self._fast_output(frame, finalize):
+            self.write("(escape_text(_v) if type(_v := ")
+        else:
+            super()._output_child_pre(node, frame, finalize)
+
+    def _output_child_post(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
+        if self._fast_output(frame, finalize):
+            self.write(") is str else fast_escape(_v))")
+        else:
+            super()._output_child_post(node, frame, finalize)
+
+    @optimizeconst
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        # ``x.name``: the attribute by the builtin getattr, and only when there is none
+        # environment.getattr (an item, else undefined), as Jinja does: a page reads some 250
+        # attributes, and a Python-level call for each cost a tenth of its render. _o and _g are
+        # locals; an inner ``x`` is computed (and done with them) before the outer sets them.
+        if self.environment.is_async:
+            return super().visit_Getattr(node, frame)
+        self.write("(_g if (_g := getattr((_o := ")
+        self.visit(node.node, frame)
+        self.write(f"), {node.attr!r}, missing)) is not missing else environment.getattr(_o, {node.attr!r}))")
+
+
+class PageEnvironment(Environment):
+    code_generator_class = PageCodeGenerator
+
+
 class Renderer:
     def __init__(self, vega_bundle: str, templates: Path = TEMPLATES):
         self.charts = ChartRenderer()
         # The page being rendered, for ``url``: a global rather than a context lookup, so macros
         # can be imported without context, which Jinja then compiles once instead of per page.
         self._page_path = urls.INDEX
-        self.env = Environment(
+        self._shared: dict[tuple[str, int], Markup] = {}
+        self._templates: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self.env = PageEnvironment(
             loader=FileSystemLoader(str(templates)),
             autoescape=select_autoescape(["html"]),
             undefined=StrictUndefined,
@@ -102,7 +198,16 @@ class Renderer:
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
         )
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
-                                tied_ranks=tied_ranks, vega_bundle=vega_bundle)
+                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared)
+
+    def shared(self, name: str) -> Markup:
+        """A template that is the same on every page at one depth (the site's navigation), rendered
+        once per depth: a page then makes two dozen fewer links."""
+        key = (name, self._page_path.count("/"))
+        found = self._shared.get(key)
+        if found is None:
+            found = self._shared[key] = Markup(self.env.get_template(name).render())
+        return found
 
     def url(self, target: str) -> str:
         """A site-root path as a link from the page being rendered."""
@@ -119,7 +224,23 @@ class Renderer:
     def page(self, page: Page) -> str:
         uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
         self._page_path = page.html
-        return self.env.get_template(f"{page.kind}.html").render(page=page, uses_charts=uses_charts)
+        return self._render(f"{page.kind}.html", page=page, uses_charts=uses_charts)
+
+    def _render(self, name: str, **variables: Any) -> str:
+        """``Template.render``, with the template's globals copied into a plain dict once per
+        template rather than merged from their ChainMap on every page (the same context)."""
+        found = self._templates.get(name)
+        if found is None:
+            template = self.env.get_template(name)
+            found = self._templates[name] = (template, dict(template.globals))
+        template, template_globals = found
+        # No ``globals``: they only tell an imported template (our macros) which globals it lacks,
+        # and every template here has the environment's; Jinja would compare the two sets per page.
+        context = self.env.context_class(self.env, {**template_globals, **variables}, template.name, template.blocks)
+        try:
+            return self.env.concat(template.root_render_func(context))
+        except Exception:
+            self.env.handle_exception()
 
     def not_found(self, as_of) -> str:
         page = SimpleNamespace(title="Not found", html=urls.NOT_FOUND, mirror=None, schema_url=None, as_of=as_of)
@@ -132,7 +253,143 @@ class Renderer:
 
 
 def mirror_json(page: Page) -> str:
-    return to_json(page.model_dump(mode="json"))
+    """``to_json(page.model_dump(mode="json"))``, byte for byte, written straight from the view
+    model: sorted keys, with the text of views that many pages share (rows, implementations,
+    workloads, groups) made once. Anything it is not sure to write as pydantic and json would (a
+    float that is not finite, a type it does not know) sends the page down that slow path."""
+    try:
+        return _view_json(page) + "\n"
+    except _Unsure:
+        return to_json(page.model_dump(mode="json"))
+
+
+class _Unsure(Exception):
+    """A value ``mirror_json`` leaves to pydantic and json."""
+
+
+# Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
+# identity (the object is held with its text, so its id is not reused while kept).
+_SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView,
+                           ProtocolView, RowView, SourceLink, WorkloadView, RecordRun, RecordRow))
+_SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
+_shared_json: dict[int, tuple[View, str]] = {}
+# Per view class: (the JSON of its key and a colon, field name, the field's type where the value
+# alone does not say how pydantic writes it), sorted by key as json.dumps sorts.
+_field_plans: dict[type, list[tuple[str, str, Any]]] = {}
+# Field types whose serializer converts or checks (views built with model_construct may hold an
+# int for a float, say); any other field is written as its value's own type, as pydantic does.
+_TYPED_FIELDS = {float: float, float | None: float, date: date, datetime: datetime, datetime | None: datetime,
+                 dict[str, float]: dict}
+_string = json.encoder.encode_basestring  # json's own (C) string encoder, as ensure_ascii=False uses
+# JSON-only containers (manifests, axes, reason lists) go to json's C encoder whole; it refuses
+# views, dates and non-finite floats (TypeError, ValueError), which are then written field by field.
+# The encoder json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")) makes for each
+# call, made once (no check for cycles: these are trees).
+try:
+    from _json import make_encoder as _make_c_encoder
+except ImportError:  # pragma: no cover - a Python without json's C speedups
+    _make_c_encoder = None
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+if _make_c_encoder is not None:
+    _c_encode = _make_c_encoder(None, _refuse, _string, None, ":", ",", True, False, False)
+
+    def _plain_json(value: Any) -> str:
+        return "".join(_c_encode(value, 0))
+else:  # pragma: no cover
+    _plain_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode
+
+
+def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
+    keys = sorted((field.serialization_alias or field.alias or name, name, _TYPED_FIELDS.get(field.annotation))
+                  for name, field in cls.model_fields.items())
+    plan = _field_plans[cls] = [(_string(key) + ":", name, typed) for key, name, typed in keys]
+    return plan
+
+
+def _typed_json(value: Any, typed: Any) -> str:
+    kind = type(value)
+    if value is None:
+        return "null"
+    if typed is float:
+        if kind is int:  # pydantic writes a float field's int as a float
+            value = float(value)
+        elif kind is not float:
+            raise _Unsure(value)
+    elif typed is dict:
+        if kind is not dict or any(type(item) is not float for item in value.values()):
+            raise _Unsure(value)
+    elif kind is not typed:  # a date field holding a datetime, say
+        raise _Unsure(value)
+    return _value_json(value)
+
+
+def _view_json(view: View) -> str:
+    cls = type(view)
+    shared = cls in _SHARED_VIEWS
+    if shared:
+        kept = _shared_json.get(id(view))
+        if kept is not None and kept[0] is view:
+            return kept[1]
+    fields = view.__dict__
+    parts = []
+    for key, name, typed in _field_plans.get(cls) or _field_plan(cls):
+        value = fields[name]
+        # Text and null inline (most fields); the rest by type.
+        if value is None:
+            parts.append(key + "null")
+        elif typed is None:
+            parts.append(key + (_string(value) if type(value) is str else _value_json(value)))
+        else:
+            parts.append(key + _typed_json(value, typed))
+    text = "{" + ",".join(parts) + "}"
+    if shared:
+        if len(_shared_json) >= _SHARED_LIMIT:
+            _shared_json.clear()
+        _shared_json[id(view)] = (view, text)
+    return text
+
+
+def _value_json(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        if not math.isfinite(value):  # pydantic keeps or nulls these depending on the field type
+            raise _Unsure(value)
+        return float.__repr__(value)
+    if isinstance(value, View):
+        return _view_json(value)
+    if kind is list or kind is tuple:
+        if not value:
+            return "[]"
+        if not isinstance(value[0], View):
+            try:
+                return _plain_json(value)
+            except (TypeError, ValueError):
+                pass
+        return "[" + ",".join([_value_json(item) for item in value]) + "]"
+    if kind is dict:
+        try:
+            return _plain_json(value)
+        except (TypeError, ValueError):
+            pass
+        if any(type(key) is not str for key in value):
+            raise _Unsure(value)
+        return "{" + ",".join([_string(key) + ":" + _value_json(value[key]) for key in sorted(value)]) + "}"
+    if kind is datetime or kind is date:
+        return _string(to_jsonable_python(value))
+    raise _Unsure(value)
 
 
 def to_json(value: Any) -> str:

@@ -91,6 +91,7 @@ class ViewFactory:
         operation = self.workloads[workload].refs["operation"].name
         return urls.workload(operation, workload, self.headline_workload(operation))
 
+    @per_key
     def operation_link(self, name: str) -> Link:
         operation = self.catalog.operations[name]
         return Link(title=operation.metadata.title or name, url=urls.kernel(name))
@@ -99,20 +100,24 @@ class ViewFactory:
     def workload_link(self, name: str) -> Link:
         return Link(title=workload_label(self.workloads[name]), url=self.workload_url(name))
 
+    @per_key
     def hardware_link(self, name: str | None) -> Link | None:
         if name is None:
             return None
         hardware = self.catalog.hardware[name]
         return Link(title=hardware.metadata.title or hardware.spec.product, url=urls.hardware(name))
 
+    @per_key
     def environment_link(self, name: str) -> Link:
         environment = self.catalog.environments[name]
         return Link(title=environment.metadata.title or name, url=urls.environment(name))
 
+    @per_key
     def protocol_link(self, name: str) -> Link:
         protocol = self.catalog.protocols[name]
         return Link(title=protocol.metadata.title or protocol.spec.harness.name, url=urls.protocol(name))
 
+    @per_key
     def source_link(self, name: str) -> SourceLink:
         source = self.catalog.sources[name]
         return SourceLink(name=name, title=source.metadata.title or source.spec.title, url=urls.source(name),
@@ -158,6 +163,15 @@ class ViewFactory:
 
     # -- groups ------------------------------------------------------------------------------------
     def cohort_summary(self, cohort: Cohort, selected: bool = False) -> CohortSummary:
+        # Built once per group and flag: every run page of a group shows it (and its mirror's
+        # JSON is then written once, render.mirror_json).
+        cache = self.__dict__.setdefault("_cache_cohort_summary", {})
+        found = cache.get((cohort.key, selected))
+        if found is None:
+            found = cache[(cohort.key, selected)] = self._cohort_summary(cohort, selected)
+        return found
+
+    def _cohort_summary(self, cohort: Cohort, selected: bool) -> CohortSummary:
         return CohortSummary(
             key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
             hardware=self.hardware_link(cohort.gpu.datasheet), environment=self.environment_link(cohort.environment),
@@ -180,6 +194,13 @@ class ViewFactory:
         )
 
     def floor(self, cohort: Cohort) -> FloorView | None:
+        """A group's floors, built once per group (every run page of the group shows them)."""
+        cache = self.__dict__.setdefault("_cache_floor", {})
+        if cohort.key not in cache:
+            cache[cohort.key] = self._floor(cohort)
+        return cache[cohort.key]
+
+    def _floor(self, cohort: Cohort) -> FloorView | None:
         floor = self.board.floors.get((cohort.workload, cohort.environment))
         if floor is None or not cohort.is_latency:
             return None

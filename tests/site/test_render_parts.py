@@ -57,3 +57,125 @@ def test_history_spec_is_what_altair_builds_with_the_data():
     # The shared frame is never changed by a chart: the next one gets its own data.
     again = history_chart(events[:1] + [event("c", 1_000_000.0, 20, "x")], {"x": "X", "y": "Y"})
     assert again.spec["data"]["values"][-1]["value"] == 1.0 and chart.spec["data"]["values"] == rows
+
+
+# -- The speed-ups of issue 8 (render.py): the same bytes as the long way round -------------------
+
+import math  # noqa: E402
+from datetime import date  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from jinja2 import DictLoader, Environment, StrictUndefined  # noqa: E402
+from markupsafe import Markup, escape  # noqa: E402
+
+from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_json  # noqa: E402
+from site_builder.views import Citation, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+AS_OF = date(2026, 11, 29)
+
+
+@pytest.fixture(scope="module")
+def bundled_pages():
+    from site_builder.build import _methodology
+    from site_builder.context import site_pages
+    from site_builder.derive.leaderboard import derive_leaderboard
+    from site_builder.repository import load_catalog
+
+    if not any((DATA / "runs").rglob("*.yaml")):
+        pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
+    board = derive_leaderboard(load_catalog(DATA), AS_OF)
+    return list(site_pages(board, _methodology(Renderer(vega_bundle="vega.js"), AS_OF)))
+
+
+def test_mirror_json_is_model_dump_then_json_dumps_for_every_bundled_page(bundled_pages):
+    kinds = set()
+    for page in bundled_pages:
+        assert mirror_json(page) == to_json(page.model_dump(mode="json")), page.html
+        kinds.add(page.kind)
+    assert {"run", "group", "kernel", "records", "challenges"} <= kinds
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic warns of the odd values, on purpose here
+def test_mirror_json_of_values_pydantic_writes_its_own_way():
+    # model_construct keeps what it is given: an int in a float field is still written as a float.
+    constructed = MeasurementView.model_construct(metric="latency", statistic="mean", unit="ns", value=5)
+    nested = Citation.model_construct(permalink="runs/x.html", digest="sha256:ab", accessed=date(2026, 1, 2),
+                                      text='quote " and \\ and ü and \n')
+    cases = [
+        constructed, nested, Link(title="<a & b>", url="x.html"),
+        SeriesPoint(x=3, value=1.5, run="r", url="u"), SeriesPoint(x="bf16", value=2, run="r", url="u"),
+        # Not finite: a float field keeps inf (json writes Infinity), dict[str, Any] makes it null.
+        TruthfulFloor(ns=math.inf, bytes=1, memory_ns=1.0, arithmetic_ns=None, flops=None, flops_dtype=None,
+                      peak_tflops=None, bound="memory", times_above=math.nan),
+        # A date field holding a datetime, and a field holding a type the fast path does not know.
+        Citation.model_construct(permalink="p", digest="d", accessed=datetime(2026, 1, 2, 3, tzinfo=timezone.utc),
+                                 text="t"),
+        Link.model_construct(title=b"bytes", url="u"),
+    ]
+    for view in cases:
+        assert mirror_json(view) == to_json(view.model_dump(mode="json")), view
+    assert mirror_json(constructed) == mirror_json(constructed)  # kept texts are the same texts
+
+
+def test_fast_escape_is_escape():
+    values = ["plain", "<b>&'\"</b>", "", 0, -3, 2**70, 1.5, 1e-7, 1e22, math.inf, True, None,
+              Markup("<i>kept</i>"), date(2026, 1, 2), ["<x>"], {"a": "<"}]
+    for value in values:
+        assert fast_escape(value) == str(escape(value)), value
+
+
+TEMPLATES = {
+    "base.html": ("<title>{% block title %}{{ page.title }}{% endblock %}</title>\n"
+                  "{% from 'macros.html' import item %}"
+                  "<main>{% block main %}{% endblock %}</main>\n{% include 'footer.html' %}\n"),
+    "macros.html": ("{% macro item(x) %}<li>{{ x.name }}</li>{% endmacro %}"
+                    "{% macro wrap(x) %}<div>{{ x.name }} {{ caller() }}</div>{% endmacro %}"),
+    "footer.html": "<footer>{{ page.title|upper }} {{ page.meta.spec.status }}</footer>",
+    "page.html": ("{% extends 'base.html' %}{% from 'macros.html' import item, wrap %}\n"
+                  "{% block title %}{{ super() }} · page{% endblock %}\n"
+                  "{% block main %}{% set t = page.title %}<h1>{{ t }}</h1>\n"
+                  "{% for x in page.items %}{{ item(x) }}{% if loop.last %}.{% endif %}{% endfor %}\n"
+                  "{% call wrap(page.items[0]) %}called {{ page.count }}{% endcall %}\n"
+                  "{% set block %}<p>{{ page.html }}</p>{% endset %}{{ block }}\n"
+                  "{% filter upper %}{{ page.title }}{% endfilter %} {{ page.meta['spec'].status }} {{ page.count * 2 }}"
+                  " {{ page.ratio }} {{ page.missing is defined }}\n{% endblock %}\n"),
+}
+
+
+def test_page_environment_renders_what_jinja_renders():
+    page = SimpleNamespace(title="A <b> & c", html="<p>raw</p>", items=[SimpleNamespace(name="x<y"), SimpleNamespace(name=3)],
+                           count=7, ratio=0.25, meta={"spec": {"status": "passed & <ok>"}})
+    options = dict(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                   lstrip_blocks=True, keep_trailing_newline=True)
+    expected = Environment(**options).get_template("page.html").render(page=page)
+    assert PageEnvironment(**options).get_template("page.html").render(page=page) == expected
+    assert "A &lt;b&gt; &amp; c" in expected and "passed &amp; &lt;ok&gt;" in expected
+
+
+def test_renderer_pages_are_what_stock_jinja_renders(bundled_pages):
+    renderer = Renderer(vega_bundle="vega.js")
+    env = renderer.env
+    stock = Environment(loader=env.loader, autoescape=env.autoescape, undefined=StrictUndefined, trim_blocks=True,
+                        lstrip_blocks=True, keep_trailing_newline=True)
+    stock.filters.update(env.filters)
+    stock.globals.update(env.globals)
+    kinds = set()
+    for page in bundled_pages[::7] + [p for p in bundled_pages if p.kind not in ("run", "group")]:
+        if page.kind in kinds and page.kind not in ("run", "group"):
+            continue
+        kinds.add(page.kind)
+        fast = renderer.page(page)
+        uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
+        assert fast == stock.get_template(f"{page.kind}.html").render(page=page, uses_charts=uses_charts), page.html
+
+
+def test_shared_parts_are_rendered_once_per_depth():
+    renderer = Renderer(vega_bundle="vega.js")
+    renderer._page_path = urls.run("a")
+    first = renderer.shared("_site_header.html")
+    renderer._page_path = urls.run("b")
+    assert renderer.shared("_site_header.html") is first and 'href="../search.html"' in first
+    renderer._page_path = urls.INDEX
+    assert 'href="search.html"' in renderer.shared("_site_header.html")
