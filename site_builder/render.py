@@ -221,6 +221,12 @@ class Renderer:
         time: the link depends on the page being rendered."""
         return urls.relative(target, self._page_path)
 
+    def compile_templates(self) -> None:
+        """Compile every HTML template now: done once before the render workers fork, each of them
+        would otherwise compile the same templates again."""
+        for name in self.env.list_templates(extensions=["html"]):
+            self.env.get_template(name)
+
     def page(self, page: Page) -> str:
         uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
         self._page_path = page.html

@@ -130,6 +130,7 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
         if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
             yield from _in_order(len(tasks), unchanged, map(_render_tasks, chunks), renderer, progress)
         else:
+            renderer.compile_templates()
             # Objects made so far are never freed during rendering: moving them out of the
             # collector's sight keeps its passes from touching (and so copying) every shared page.
             gc.freeze()

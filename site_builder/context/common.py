@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property, wraps
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from schemas.shapes import tensor_bytes
 
@@ -29,16 +29,33 @@ KERNEL_PAGE_ROWS = 25
 T = TypeVar("T")
 
 
+# Views kept per cache before it is emptied. Each render worker fills its own caches, and a site
+# of 100,000 runs has that many rows and 60,000 groups: unbounded, the caches held hundreds of MB
+# per worker (peak memory is a target). Pages that share views come close together in the
+# page order, so a cache emptied now and then keeps nearly all its hits.
+CACHE_LIMIT = 20_000
+
+
+def kept(cache: dict, key: Any, make: Callable[[], T]) -> T:
+    """``cache[key]``, made by ``make`` when missing; the cache is emptied once it holds ``CACHE_LIMIT``."""
+    found = cache.get(key, _MISSING)
+    if found is _MISSING:
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = make()
+    return found
+
+
+_MISSING = object()
+
+
 def per_key(method: Callable[..., T]) -> Callable[..., T]:
     """Cache a one-argument method per instance (functools.cache would keep every build alive)."""
     slot = f"_cache_{method.__name__}"
 
     @wraps(method)
     def cached(self, key):
-        cache = self.__dict__.setdefault(slot, {})
-        if key not in cache:
-            cache[key] = method(self, key)
-        return cache[key]
+        return kept(self.__dict__.setdefault(slot, {}), key, lambda: method(self, key))
 
     return cached
 
@@ -165,11 +182,8 @@ class ViewFactory:
     def cohort_summary(self, cohort: Cohort, selected: bool = False) -> CohortSummary:
         # Built once per group and flag: every run page of a group shows it (and its mirror's
         # JSON is then written once, render.mirror_json).
-        cache = self.__dict__.setdefault("_cache_cohort_summary", {})
-        found = cache.get((cohort.key, selected))
-        if found is None:
-            found = cache[(cohort.key, selected)] = self._cohort_summary(cohort, selected)
-        return found
+        return kept(self.__dict__.setdefault("_cache_cohort_summary", {}), (cohort.key, selected),
+                    lambda: self._cohort_summary(cohort, selected))
 
     def _cohort_summary(self, cohort: Cohort, selected: bool) -> CohortSummary:
         return CohortSummary(
@@ -195,10 +209,7 @@ class ViewFactory:
 
     def floor(self, cohort: Cohort) -> FloorView | None:
         """A group's floors, built once per group (every run page of the group shows them)."""
-        cache = self.__dict__.setdefault("_cache_floor", {})
-        if cohort.key not in cache:
-            cache[cohort.key] = self._floor(cohort)
-        return cache[cohort.key]
+        return kept(self.__dict__.setdefault("_cache_floor", {}), cohort.key, lambda: self._floor(cohort))
 
     def _floor(self, cohort: Cohort) -> FloorView | None:
         floor = self.board.floors.get((cohort.workload, cohort.environment))

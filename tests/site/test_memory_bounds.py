@@ -1,0 +1,37 @@
+"""What render workers keep while they build pages: bounded, so peak memory stays a target, not luck."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from site_builder.context import common
+from site_builder.context.common import CACHE_LIMIT, kept
+from site_builder.repository import load_catalog
+
+BASE = Path(__file__).parent.parent / "hostile" / "base"
+
+
+def test_a_view_cache_is_emptied_when_full_and_never_remakes_what_it_holds(monkeypatch) -> None:
+    monkeypatch.setattr(common, "CACHE_LIMIT", 3)
+    made = []
+
+    def make(key):
+        made.append(key)
+        return key * 2
+
+    cache: dict = {}
+    assert [kept(cache, key, lambda key=key: make(key)) for key in (1, 2, 1, 3, 2)] == [2, 4, 2, 6, 4]
+    assert made == [1, 2, 3] and len(cache) == 3
+    assert kept(cache, 4, lambda: make(4)) == 8 and cache == {4: 8}  # full: emptied first
+    assert CACHE_LIMIT >= 10_000  # pages sharing views sit close together; a few thousand apart at most
+
+
+def test_a_run_manifest_read_for_its_page_is_not_kept_on_the_run(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("KERNELINDEX_CACHE_DIR", str(tmp_path))
+    load_catalog(BASE)  # fills the parse cache; runs loaded from it make their canonical spec on demand
+    run = next(iter(load_catalog(BASE).runs.values()))
+    assert run._canonical_spec is None
+    manifest = run.manifest()
+    assert run._canonical_spec is None  # made for the call, not kept
+    assert manifest["spec"] == run.canonical_spec and manifest["kind"] == "BenchmarkRun"
+    assert run.manifest() == manifest
