@@ -241,7 +241,8 @@ def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no
 
     Only what changed is redone: with the inputs unchanged since the last build (data, code,
     as-of date, base URL) and the site untouched, nothing is; otherwise unchanged pages are not
-    rendered again and only changed files are written. The result is byte-identical to a build from scratch (--no-cache).
+    rendered again and only changed files are written. The result is byte-identical to a build
+    from scratch (--no-cache).
     """
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
     try:

@@ -219,8 +219,8 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
         failed.add((KIND_FOLDERS[document.kind], document.name))
     named: dict[str, dict[str, Document]] = defaultdict(dict)
     for document in documents:
-        kind, name = document.kind, document.model.metadata.name
-        space = named["Workload" if kind in ("WorkloadCase", "WorkloadSuite") else kind]  # see _namespace
+        kind, name = document.kind, document.name
+        space = named[_namespace(kind)]
         if name in space:
             first = space[name]
             problems.append(document.problem(

@@ -7,8 +7,9 @@ tens of MB at 100,000 runs), one per output folder. The next build of that folde
   is exactly what the manifest lists (same files, sizes and modification times: someone may have
   edited or deleted a file since);
 - reuse unchanged files: a file whose new bytes hash to what the old site holds is kept (or,
-  when a whole new site is staged, hard-linked from it) instead of written, and a page whose mirror is unchanged is not rendered again when the
-  renderer itself is unchanged (its HTML is a function of its view model, the templates and code).
+  when a whole new site is staged, hard-linked from it) instead of written, and a page whose
+  mirror is unchanged is not rendered again when the renderer itself is unchanged (its HTML is a
+  function of its view model, the templates and code).
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def _unchanged_pages(staging: Staging, signature: str | None) -> list[RenderedPa
         kept += [record for record in (html, mirror) if record is not None]
         if html is None or mirror is None:  # could not link: build the task after all, from a clean slate
             for record in kept:
-                staging.unreuse(record.path)
+                staging.discard(record.path)
             return None
         pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False, built=False,
                                   signature=signature))
@@ -147,17 +147,17 @@ def _in_order(count: int, unchanged: dict[int, list[RenderedPage]], built, rende
               progress: Callable[[int], None]) -> Iterator[RenderedPage]:
     """Each task's pages in task order: unchanged ones as found, the others as the chunks of
     ``built`` (in the same order) bring them."""
+    def each_built_task() -> Iterator[list[RenderedPage]]:
+        for chunk, specs in built:
+            renderer.charts.adopt(specs)
+            yield from chunk
+
+    built_tasks = each_built_task()
     done = 0
-    pending: Iterator[list[RenderedPage]] = iter(())
     for number in range(count):
         pages = unchanged.get(number)
         if pages is None:
-            pages = next(pending, None)
-            if pages is None:
-                chunk, specs = next(built)
-                renderer.charts.adopt(specs)
-                pending = iter(chunk)
-                pages = next(pending)
+            pages = next(built_tasks)
         done += len(pages)
         progress(done)
         yield from pages

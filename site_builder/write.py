@@ -85,11 +85,6 @@ class Staging:
             return None
         return record
 
-    def unreuse(self, path: str) -> None:
-        """Undo ``reuse``: the previous file will not be part of this site after all."""
-        if not self.in_place:
-            os.unlink(f"{self._root}/{path}")
-
     def read(self, path: str) -> bytes:
         try:
             return (self.root / path).read_bytes()
@@ -99,7 +94,8 @@ class Staging:
             return (self.previous.root / path).read_bytes()  # type: ignore[union-attr]  # kept where it is
 
     def discard(self, path: str) -> None:
-        """Forget this build's bytes at ``path`` (to write others); a kept previous file stays as it is."""
+        """Forget this build's bytes at ``path`` (to write others, or to undo ``reuse``); a kept
+        previous file stays as it is."""
         try:
             os.unlink(f"{self._root}/{path}")
         except FileNotFoundError:
