@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from schemas.kinds import KIND_MODELS, Envelope
 
 from .cache import ParseCache, entry_key, entry_key_of_digest
-from .load import Document, display_path, load_file
+from .load import Document, Folders, display_path, load_file
 from .problems import Problem
 from .statindex import StatIndex
 
@@ -140,11 +140,12 @@ def _relative(path: Path, data_dir: Path, prefix: str | None = None) -> str:
         return str(path.resolve())
 
 
-def _parse_one(path: Path, data_dir: Path, relative: str, display: str) -> tuple[str, Result, str | None]:
+def _parse_one(path: Path, data_dir: Path, relative: str, display: str,
+               folders: Folders) -> tuple[str, Result, str | None]:
     """(cache key, result, model JSON when storable): the bytes hashed are the bytes parsed."""
     raw = read_file(path)
     key = entry_key(relative, raw)
-    document, problems = load_file(path, data_dir, raw, display)
+    document, problems = load_file(path, data_dir, raw, display, folders)
     payload = None
     if document is not None:
         document.content_key = key
@@ -155,8 +156,9 @@ def _parse_one(path: Path, data_dir: Path, relative: str, display: str) -> tuple
 def _parse_chunk(data_dir: str, items: list[tuple[int, str, str, str]]) -> list[tuple]:
     """In a worker: parse files, return (index, key, kind, JSON or pickled model, problems)."""
     out = []
+    folders = Folders(Path(data_dir))
     for index, path, relative, display in items:
-        key, (document, problems), payload = _parse_one(Path(path), Path(data_dir), relative, display)
+        key, (document, problems), payload = _parse_one(Path(path), Path(data_dir), relative, display, folders)
         if document is None:
             out.append((index, key, None, None, None, problems))
         elif payload is not None:
@@ -266,8 +268,9 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
         remaining = _parse_in_pool(data_dir, paths, relatives, displays, misses, results, cache, workers)
     else:
         remaining = misses
+    folders = Folders(data_dir)
     for index in remaining:
-        key, result, payload = _parse_one(paths[index], data_dir, relatives[index], displays(paths[index]))
+        key, result, payload = _parse_one(paths[index], data_dir, relatives[index], displays(paths[index]), folders)
         results[index] = result
         if cache is not None and payload is not None:
             cache.put(key, result[0].kind, payload)  # type: ignore[union-attr]

@@ -14,6 +14,7 @@ result on every data file in the repository and on generated documents.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -33,6 +34,13 @@ _PREFIX = "tag:yaml.org,2002:"
 _STR = _PREFIX + "str"
 # Tags whose constructors return a plain immutable value from the scalar alone.
 _SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _PREFIX + "int", _PREFIX + "float", _PREFIX + "timestamp"}
+_INT, _FLOAT = _PREFIX + "int", _PREFIX + "float"
+# Numbers written plainly: for these the stock constructors, under YAML 1.2, return Python's
+# ``int`` and ``float`` of the text (they only strip '_', handle 0x/0o/0b, .inf and .nan, and look
+# for 1.1's sexagesimal and octal forms, none of which match here). Numbers rarely repeat, so
+# most of them miss the memo; the constructor costs ten times ``int``.
+_PLAIN_INT = re.compile(r"[-+]?[0-9]+\Z")
+_PLAIN_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?\Z")
 _MEMO_LIMIT = 200_000
 
 
@@ -50,6 +58,12 @@ class EventLoader:
         self.constructor = yaml.constructor
         # (text, implicit) -> (value,): a plain scalar's value depends on nothing else.
         self.memo: dict[tuple[str, tuple[bool, bool]], tuple[Any]] = {}
+        # tag -> a scalar node whose value is set before each use: a new node turns its tag into a
+        # Tag object, which the constructor turns back into text, costing more than the
+        # constructor itself (numbers are rarely the same twice, so they miss the memo).
+        self.nodes: dict[str, ScalarNode] = {}
+        # The C parser's resolver always answers 1.2 (``yamlio._CParserResolver``).
+        self.plain_numbers = self.constructor.resolver.processing_version == (1, 2)
 
     def load(self, text: str) -> Any:
         try:
@@ -57,22 +71,32 @@ class EventLoader:
         except Exception:  # noqa: BLE001 - whatever went wrong, the stock loader decides
             return self.stock.load(text)
 
-    def _scalar(self, event: ScalarEvent) -> Any:
-        key = (event.value, event.implicit)
-        known = self.memo.get(key)
-        if known is not None:
-            return known[0]
+    def _new_scalar(self, event: ScalarEvent) -> Any:
+        """The value of a plain scalar not in the memo yet, which is remembered."""
         tag = self._resolve(event.value, event.implicit)
         if tag == _STR:
             value = event.value
         elif tag in _SCALAR_TAGS:
-            value = self.constructor.construct_non_recursive_object(ScalarNode(tag, event.value))
+            value = self._construct(tag, event.value)
         else:
             raise _Outside(tag)  # merge keys ("<<"), value keys ("="), ...
         if len(self.memo) >= _MEMO_LIMIT:
             self.memo.clear()
-        self.memo[key] = (value,)
+        self.memo[(event.value, event.implicit)] = (value,)
         return value
+
+    def _construct(self, tag: str, text: str) -> Any:
+        """The stock constructor's value for a scalar of one of ``_SCALAR_TAGS``."""
+        if self.plain_numbers:
+            if tag == _INT and _PLAIN_INT.match(text):
+                return int(text)
+            if tag == _FLOAT and _PLAIN_FLOAT.match(text):
+                return float(text)
+        node = self.nodes.get(tag)
+        if node is None:
+            node = self.nodes[tag] = ScalarNode(tag, None)
+        node.value = text
+        return self.constructor.construct_non_recursive_object(node, tag)
 
     def _resolve(self, value: str, implicit: tuple[bool, bool]) -> str:
         """``str(resolver.resolve(ScalarNode, value, implicit))`` without building a Tag object:
@@ -94,18 +118,21 @@ class EventLoader:
         get()  # StreamStartEvent
         if type(get()) is not DocumentStartEvent:
             raise _Outside("no document")
+        remembered, new_scalar = self.memo.get, self._new_scalar
         # Each open collection: [container, pending key, whether a key is pending].
         stack: list[list[Any]] = []
         root = None
         while True:
             event = get()
             kind = type(event)
+            # ``ctag`` is the tag as parsed; ``tag``, a property, only turns it into text.
             if kind is ScalarEvent:
-                if event.tag is not None or event.anchor is not None:
+                if event.ctag is not None or event.anchor is not None:
                     raise _Outside("tag or anchor")
-                value = self._scalar(event)
+                known = remembered((event.value, event.implicit))
+                value = known[0] if known is not None else new_scalar(event)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                if event.tag is not None or event.anchor is not None:
+                if event.ctag is not None or event.anchor is not None:
                     raise _Outside("tag or anchor")
                 stack.append([{} if kind is MappingStartEvent else [], None, False])
                 continue
