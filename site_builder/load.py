@@ -165,7 +165,7 @@ class Folders:
     def top(self, path: Path) -> str | None:
         """``path.resolve().relative_to(data_dir.resolve()).parts[0]`` for a regular file; None
         when it resolves outside the data folder."""
-        folder = str(path.parent)
+        folder = os.path.dirname(path)  # cheaper than path.parent, a new Path
         if folder not in self.tops:
             self.tops[folder] = _first_part_below(path.parent.resolve(), self.root)
         top = self.tops[folder]
