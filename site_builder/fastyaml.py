@@ -5,7 +5,8 @@ walks it with Python constructors, which costs three quarters of the load. Data 
 small part of YAML: mappings, sequences and scalars, no tags, anchors, merge keys or duplicate
 keys. For those this module builds the values straight from the parser's events, resolving each
 plain scalar with ruamel's own resolver and constructing non-strings with ruamel's own
-constructors (and remembering the answers: the same words recur in every file).
+constructors, or for plainly written numbers with ``int`` and ``float``, which is what those
+constructors come down to (and remembering the answers: the same words recur in every file).
 
 Anything outside that subset, and every error, is handed to the stock loader, which produces
 the value or the error it always did. ``tests/scale/test_fastyaml.py`` checks both give the same
@@ -32,9 +33,9 @@ from ruamel.yaml.nodes import ScalarNode
 
 _PREFIX = "tag:yaml.org,2002:"
 _STR = _PREFIX + "str"
-# Tags whose constructors return a plain immutable value from the scalar alone.
-_SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _PREFIX + "int", _PREFIX + "float", _PREFIX + "timestamp"}
 _INT, _FLOAT = _PREFIX + "int", _PREFIX + "float"
+# Tags whose constructors return a plain immutable value from the scalar alone.
+_SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _INT, _FLOAT, _PREFIX + "timestamp"}
 # Numbers written plainly: for these the stock constructors, under YAML 1.2, return Python's
 # ``int`` and ``float`` of the text (they only strip '_', handle 0x/0o/0b, .inf and .nan, and look
 # for 1.1's sexagesimal and octal forms, none of which match here). Numbers rarely repeat, so
