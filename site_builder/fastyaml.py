@@ -63,6 +63,10 @@ class EventLoader:
         # Tag object, which the constructor turns back into text, costing more than the
         # constructor itself (numbers are rarely the same twice, so they miss the memo).
         self.nodes: dict[str, ScalarNode] = {}
+        # First character -> the resolver's (tag, pattern's match) to try, in its order. The table
+        # is this resolver's own, for its one version: it never changes once built. Asking it for
+        # every scalar, and each pattern through its lazy wrapper, cost more than the matching.
+        self.candidates: dict[str, list[tuple[str, Any]]] = {}
         # The C parser's resolver always answers 1.2 (``yamlio._CParserResolver``).
         self.plain_numbers = self.constructor.resolver.processing_version == (1, 2)
 
@@ -106,10 +110,14 @@ class EventLoader:
         if resolver.yaml_path_resolvers:
             return str(resolver.resolve(ScalarNode, value, implicit))
         if implicit[0]:
-            table = resolver.versioned_resolver
-            candidates = table.get(value[0] if value else "", []) + table.get(None, [])
-            for tag, pattern in candidates:
-                if pattern.match(value):
+            first = value[0] if value else ""
+            candidates = self.candidates.get(first)
+            if candidates is None:
+                table = resolver.versioned_resolver
+                candidates = self.candidates[first] = [
+                    (tag, pattern.match) for tag, pattern in table.get(first, []) + table.get(None, [])]
+            for tag, match in candidates:
+                if match(value):
                     return tag
         return _STR
 
