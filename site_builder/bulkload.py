@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from schemas.kinds import KIND_MODELS, Envelope
 
 from .cache import ParseCache, entry_key, entry_key_of_digest
-from .load import Document, display_path, load_file
+from .load import Document, Folders, display_path, load_file
 from .problems import Problem
 from .statindex import StatIndex
 
@@ -140,11 +140,16 @@ def _relative(path: Path, data_dir: Path, prefix: str | None = None) -> str:
         return str(path.resolve())
 
 
-def _parse_one(path: Path, data_dir: Path, relative: str, display: str) -> tuple[str, Result, str | None]:
+def _parse_one(path: Path, data_dir: Path, relative: str, displays: _Displays,
+               folders: Folders) -> tuple[str, Result, str | None]:
     """(cache key, result, model JSON when storable): the bytes hashed are the bytes parsed."""
-    raw = read_file(path)
+    raw = read_regular_file(path)
+    if raw is not None:
+        display = displays.regular(path)
+    else:  # a link, whose refusal load_file reports, or unreadable: read as before, to fail as before
+        raw, display = read_file(path), displays(path)
     key = entry_key(relative, raw)
-    document, problems = load_file(path, data_dir, raw, display)
+    document, problems = load_file(path, data_dir, raw, display, folders)
     payload = None
     if document is not None:
         document.content_key = key
@@ -152,17 +157,19 @@ def _parse_one(path: Path, data_dir: Path, relative: str, display: str) -> tuple
     return key, (document, problems), payload
 
 
-def _parse_chunk(data_dir: str, items: list[tuple[int, str, str, str]]) -> list[tuple]:
-    """In a worker: parse files, return (index, key, kind, JSON or pickled model, problems)."""
+def _parse_chunk(data_dir: str, items: list[tuple[int, str, str]]) -> list[tuple]:
+    """In a worker: parse files, return (index, key, kind, display, JSON or pickled model, problems)."""
     out = []
-    for index, path, relative, display in items:
-        key, (document, problems), payload = _parse_one(Path(path), Path(data_dir), relative, display)
+    root = Path(data_dir)
+    displays, folders = _Displays(), Folders(root)
+    for index, path, relative in items:
+        key, (document, problems), payload = _parse_one(Path(path), root, relative, displays, folders)
         if document is None:
-            out.append((index, key, None, None, None, problems))
+            out.append((index, key, None, None, None, None, problems))
         elif payload is not None:
-            out.append((index, key, document.kind, payload, None, problems))
+            out.append((index, key, document.kind, document.display, payload, None, problems))
         else:
-            out.append((index, key, document.kind, None, pickle.dumps(document.model), problems))
+            out.append((index, key, document.kind, document.display, None, pickle.dumps(document.model), problems))
     return out
 
 
@@ -263,11 +270,12 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
 
     workers = _jobs(jobs)
     if workers > 1 and len(misses) >= POOL_THRESHOLD:
-        remaining = _parse_in_pool(data_dir, paths, relatives, displays, misses, results, cache, workers)
+        remaining = _parse_in_pool(data_dir, paths, relatives, misses, results, cache, workers)
     else:
         remaining = misses
+    folders = Folders(data_dir)
     for index in remaining:
-        key, result, payload = _parse_one(paths[index], data_dir, relatives[index], displays(paths[index]))
+        key, result, payload = _parse_one(paths[index], data_dir, relatives[index], displays, folders)
         results[index] = result
         if cache is not None and payload is not None:
             cache.put(key, result[0].kind, payload)  # type: ignore[union-attr]
@@ -284,22 +292,22 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
     return documents, problems
 
 
-def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], displays: _Displays, misses: list[int],
+def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], misses: list[int],
                    results: list[Result | None], cache: ParseCache | None, workers: int) -> list[int]:
-    """Parse ``misses`` in worker processes; returns the indexes left to parse here (after a crash)."""
-    shown = {index: displays(paths[index]) for index in misses}
-    chunks = [[(index, str(paths[index]), relatives[index], shown[index]) for index in misses[start:start + CHUNK]]
+    """Parse ``misses`` in worker processes; returns the indexes left to parse here (after a crash).
+    Workers name the files (``_Displays``) as they open them, which tells them which are links."""
+    chunks = [[(index, str(paths[index]), relatives[index]) for index in misses[start:start + CHUNK]]
               for start in range(0, len(misses), CHUNK)]
     try:
         # Forked while the collector is paused: workers switch it back on, since parsing does make
         # cyclic garbage (YAML nodes) and a worker keeps none of what it builds.
         with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=gc.enable) as pool:
             for chunk in pool.map(_parse_chunk, [str(data_dir)] * len(chunks), chunks):
-                for index, key, kind, payload, pickled, problems in chunk:
+                for index, key, kind, display, payload, pickled, problems in chunk:
                     document = None
                     if kind is not None:
                         model = model_from_json(kind, payload) if payload is not None else pickle.loads(pickled)
-                        document = Document(path=paths[index], display=shown[index], kind=kind, model=model,
+                        document = Document(path=paths[index], display=display, kind=kind, model=model,
                                             content_key=key)
                         if cache is not None and payload is not None:
                             cache.put(key, kind, payload)

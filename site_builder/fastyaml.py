@@ -5,7 +5,8 @@ walks it with Python constructors, which costs three quarters of the load. Data 
 small part of YAML: mappings, sequences and scalars, no tags, anchors, merge keys or duplicate
 keys. For those this module builds the values straight from the parser's events, resolving each
 plain scalar with ruamel's own resolver and constructing non-strings with ruamel's own
-constructors (and remembering the answers: the same words recur in every file).
+constructors, or for plainly written numbers with ``int`` and ``float``, which is what those
+constructors come down to (and remembering the answers: the same words recur in every file).
 
 Anything outside that subset, and every error, is handed to the stock loader, which produces
 the value or the error it always did. ``tests/scale/test_fastyaml.py`` checks both give the same
@@ -14,6 +15,7 @@ result on every data file in the repository and on generated documents.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -31,8 +33,15 @@ from ruamel.yaml.nodes import ScalarNode
 
 _PREFIX = "tag:yaml.org,2002:"
 _STR = _PREFIX + "str"
+_INT, _FLOAT = _PREFIX + "int", _PREFIX + "float"
 # Tags whose constructors return a plain immutable value from the scalar alone.
-_SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _PREFIX + "int", _PREFIX + "float", _PREFIX + "timestamp"}
+_SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _INT, _FLOAT, _PREFIX + "timestamp"}
+# Numbers written plainly: for these the stock constructors, under YAML 1.2, return Python's
+# ``int`` and ``float`` of the text (they only strip '_', handle 0x/0o/0b, .inf and .nan, and look
+# for 1.1's sexagesimal and octal forms, none of which match here). Numbers rarely repeat, so
+# most of them miss the memo; the constructor costs ten times ``int``.
+_PLAIN_INT = re.compile(r"[-+]?[0-9]+\Z")
+_PLAIN_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?\Z")
 _MEMO_LIMIT = 200_000
 
 
@@ -50,6 +59,16 @@ class EventLoader:
         self.constructor = yaml.constructor
         # (text, implicit) -> (value,): a plain scalar's value depends on nothing else.
         self.memo: dict[tuple[str, tuple[bool, bool]], tuple[Any]] = {}
+        # tag -> a scalar node whose value is set before each use: a new node turns its tag into a
+        # Tag object, which the constructor turns back into text, costing more than the
+        # constructor itself (numbers are rarely the same twice, so they miss the memo).
+        self.nodes: dict[str, ScalarNode] = {}
+        # First character -> the resolver's (tag, pattern's match) to try, in its order. The table
+        # is this resolver's own, for its one version: it never changes once built. Asking it for
+        # every scalar, and each pattern through its lazy wrapper, cost more than the matching.
+        self.candidates: dict[str, list[tuple[str, Any]]] = {}
+        # The C parser's resolver always answers 1.2 (``yamlio._CParserResolver``).
+        self.plain_numbers = self.constructor.resolver.processing_version == (1, 2)
 
     def load(self, text: str) -> Any:
         try:
@@ -57,22 +76,32 @@ class EventLoader:
         except Exception:  # noqa: BLE001 - whatever went wrong, the stock loader decides
             return self.stock.load(text)
 
-    def _scalar(self, event: ScalarEvent) -> Any:
-        key = (event.value, event.implicit)
-        known = self.memo.get(key)
-        if known is not None:
-            return known[0]
+    def _new_scalar(self, event: ScalarEvent) -> Any:
+        """The value of a plain scalar not in the memo yet, which is remembered."""
         tag = self._resolve(event.value, event.implicit)
         if tag == _STR:
             value = event.value
         elif tag in _SCALAR_TAGS:
-            value = self.constructor.construct_non_recursive_object(ScalarNode(tag, event.value))
+            value = self._construct(tag, event.value)
         else:
             raise _Outside(tag)  # merge keys ("<<"), value keys ("="), ...
         if len(self.memo) >= _MEMO_LIMIT:
             self.memo.clear()
-        self.memo[key] = (value,)
+        self.memo[(event.value, event.implicit)] = (value,)
         return value
+
+    def _construct(self, tag: str, text: str) -> Any:
+        """The stock constructor's value for a scalar of one of ``_SCALAR_TAGS``."""
+        if self.plain_numbers:
+            if tag == _INT and _PLAIN_INT.match(text):
+                return int(text)
+            if tag == _FLOAT and _PLAIN_FLOAT.match(text):
+                return float(text)
+        node = self.nodes.get(tag)
+        if node is None:
+            node = self.nodes[tag] = ScalarNode(tag, None)
+        node.value = text
+        return self.constructor.construct_non_recursive_object(node, tag)
 
     def _resolve(self, value: str, implicit: tuple[bool, bool]) -> str:
         """``str(resolver.resolve(ScalarNode, value, implicit))`` without building a Tag object:
@@ -81,10 +110,14 @@ class EventLoader:
         if resolver.yaml_path_resolvers:
             return str(resolver.resolve(ScalarNode, value, implicit))
         if implicit[0]:
-            table = resolver.versioned_resolver
-            candidates = table.get(value[0] if value else "", []) + table.get(None, [])
-            for tag, pattern in candidates:
-                if pattern.match(value):
+            first = value[0] if value else ""
+            candidates = self.candidates.get(first)
+            if candidates is None:
+                table = resolver.versioned_resolver
+                candidates = self.candidates[first] = [
+                    (tag, pattern.match) for tag, pattern in table.get(first, []) + table.get(None, [])]
+            for tag, match in candidates:
+                if match(value):
                     return tag
         return _STR
 
@@ -94,18 +127,21 @@ class EventLoader:
         get()  # StreamStartEvent
         if type(get()) is not DocumentStartEvent:
             raise _Outside("no document")
+        remembered, new_scalar = self.memo.get, self._new_scalar
         # Each open collection: [container, pending key, whether a key is pending].
         stack: list[list[Any]] = []
         root = None
         while True:
             event = get()
             kind = type(event)
+            # ``ctag`` is the tag as parsed; ``tag``, a property, only turns it into text.
             if kind is ScalarEvent:
-                if event.tag is not None or event.anchor is not None:
+                if event.ctag is not None or event.anchor is not None:
                     raise _Outside("tag or anchor")
-                value = self._scalar(event)
+                known = remembered((event.value, event.implicit))
+                value = known[0] if known is not None else new_scalar(event)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                if event.tag is not None or event.anchor is not None:
+                if event.ctag is not None or event.anchor is not None:
                     raise _Outside("tag or anchor")
                 stack.append([{} if kind is MappingStartEvent else [], None, False])
                 continue

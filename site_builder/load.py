@@ -148,7 +148,42 @@ def _is_union_tag(part: Any) -> bool:
     return isinstance(part, str) and (part in {"int", "str", "float", "bool"} or "[" in part)
 
 
-def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: str | None = None) -> tuple[Document | None, list[Problem]]:
+class Folders:
+    """Which folder under the data folder a regular file sits in, each folder resolved once.
+
+    ``Path.resolve`` makes a system call per part of the path: for a file under
+    ``data/runs/<workload>/`` resolving the file and the data folder cost more than validating
+    its model. A file that is not a symbolic link resolves to its resolved folder plus its own
+    name, so the folders are resolved once each for the whole load (``load_file`` refuses links
+    before it asks). Made per load, never kept: folders may move between loads.
+    """
+
+    def __init__(self, data_dir: Path):
+        self.root = data_dir.resolve()
+        self.tops: dict[str, str | None] = {}
+
+    def top(self, path: Path) -> str | None:
+        """``path.resolve().relative_to(data_dir.resolve()).parts[0]`` for a regular file; None
+        when it resolves outside the data folder."""
+        folder = os.path.dirname(path)  # cheaper than path.parent, a new Path
+        if folder not in self.tops:
+            self.tops[folder] = _first_part_below(path.parent.resolve(), self.root)
+        top = self.tops[folder]
+        return path.name if top == "" else top
+
+
+def _first_part_below(location: Path, root: Path) -> str | None:
+    """The first part of ``location`` below ``root``: "" for ``root`` itself, None outside it."""
+    try:
+        parts = location.relative_to(root).parts
+    except ValueError:
+        return None
+    return parts[0] if parts else ""
+
+
+def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: str | None = None,
+                    folders: Folders | None = None) -> tuple[Document | None, list[Problem]]:
+    """``folders``: where regular files sit, for a caller that has checked ``path`` is not a link."""
     def at(message: str, *location: Any) -> Problem:
         source = text if text is not None else path.read_text(encoding="utf-8")
         line, column = locate(source, location)
@@ -163,13 +198,10 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
         return None, [at(f"unknown kind {kind!r}; expected one of {known}", "kind")]
     problems: list[Problem] = []
     folder = KIND_FOLDERS[kind]
-    try:
-        relative = path.resolve().relative_to(data_dir.resolve())
-        if relative.parts[0] != folder:
-            # The rest of the file is checked against the wrong model: its errors would only be noise.
-            return None, [at(f"a {kind} belongs under {folder}/, not {relative.parts[0]}/", "kind")]
-    except ValueError:
-        pass
+    top = folders.top(path) if folders is not None else _first_part_below(path.resolve(), data_dir.resolve())
+    if top is not None and top != folder:
+        # The rest of the file is checked against the wrong model: its errors would only be noise.
+        return None, [at(f"a {kind} belongs under {folder}/, not {top}/", "kind")]
     try:
         document = model.model_validate(raw)
     except ValidationError as error:
@@ -185,9 +217,10 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
 
 
 def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None,
-              display: str | None = None) -> tuple[Document | None, list[Problem]]:
+              display: str | None = None, folders: Folders | None = None) -> tuple[Document | None, list[Problem]]:
     """``raw_bytes``, ``display``: the file's bytes and ``display_path`` when the caller has them
-    already (a bulk loader reads and hashes the bytes, and resolves each folder only once)."""
+    already (a bulk loader reads and hashes the bytes, and resolves each folder only once);
+    ``folders``: the bulk loader's ``Folders`` of ``data_dir``, for the same reason."""
     display = display if display is not None else display_path(path)
     if path.is_symlink():
         # A link in a pull request could pull any file on the build machine into the site. (Named by
@@ -199,7 +232,7 @@ def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None,
     raw, problems = load_bytes(raw_bytes, display)
     if problems:
         return None, problems
-    return validate_object(raw, path, display, data_dir)
+    return validate_object(raw, path, display, data_dir, folders=folders)
 
 
 def load_documents(data_dir: Path, paths: Iterable[Path] | None = None, *, cache: bool = True,

@@ -157,3 +157,18 @@ def test_validate_cli_no_cache_flag(synthetic: Path) -> None:
     uncached = runner.invoke(main, ["validate", "--no-cache", "data"])
     assert plain.exit_code == uncached.exit_code == 0
     assert plain.output == uncached.output
+
+
+def test_worker_processes_report_what_one_process_reports(synthetic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers name files and resolve folders themselves: links, wrong folders and bad YAML read the same."""
+    from site_builder import bulkload
+
+    monkeypatch.setattr(bulkload, "POOL_THRESHOLD", 1)  # the synthetic repository is below the real one
+    runs = sorted((synthetic / "runs").rglob("*.yaml"))
+    runs[0].rename(synthetic / "sources" / runs[0].name)
+    runs[1].write_text(runs[1].read_text().replace("status: ", "status: [", 1))
+    (runs[2].parent / "linked.yaml").symlink_to(runs[3])
+    one = fingerprint(synthetic, cache=False, jobs=1)
+    assert len(one[1]) >= 3 and any("symbolic link" in problem for problem in one[1])
+    assert fingerprint(synthetic, cache=False, jobs=2) == one
+    assert fingerprint(synthetic, cache=True, jobs=2) == one

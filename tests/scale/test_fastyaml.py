@@ -75,3 +75,11 @@ def test_repeated_scalars_are_remembered_not_shared_wrongly() -> None:
 @given(st.text(alphabet=list(":-[]{},#&*!|>'\"%?~.=<@ \n\t0123456789abcxyTtnNeE_+"), max_size=60))
 def test_arbitrary_text(text: str) -> None:
     _check(text)
+
+
+@pytest.mark.parametrize("number", ["0", "-0", "+0", "007", "-12", "+12", "3780047", "0.0", "-0.0", "+1.5", "1.", "-.5",
+                                    "3762911.0", "1.5e3", "1.5E-3", "1e3", "1_000", "1_0.5", "0x1F", "0o17", "0b11",
+                                    ".inf", "-.Inf", ".nan", "12:30", "1.5e", "\u0663", "9" * 5000, "1." + "5" * 400])
+def test_plain_numbers_are_the_stock_constructors_numbers(number: str) -> None:
+    """Plain ints and floats skip the constructor: each must come out as it would have, type and sign included."""
+    _check(f"value: {number}\nlist: [{number}, {number}]\n")
