@@ -198,9 +198,9 @@ class Renderer:
             pretty_json=pretty_json, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
         )
-        rows = RowSplicer(self._render, lambda target: escape_text(self.url(target)))
+        self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
-                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=rows.rows)
+                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows)
 
     def shared(self, name: str) -> Markup:
         """A template that is the same on every page at one depth (the site's navigation), rendered
@@ -210,6 +210,11 @@ class Renderer:
         if found is None:
             found = self._shared[key] = Markup(self.env.get_template(name).render())
         return found
+
+    def spliced_rows(self, name: str, rows: list, **variables: Any) -> Markup:
+        """Each of ``rows`` by the template ``name``, for the page being rendered: each row rendered
+        once for every page that shows it (``spliced``)."""
+        return self._rows.rows(name, rows, self._page_path, **variables)
 
     def url(self, target: str) -> str:
         """A site-root path as a link from the page being rendered."""
@@ -287,6 +292,7 @@ _shared_json: dict[int, tuple[View, str]] = {}
 # they were dropped before they came round again.
 _ROW_LIMIT = 100_000
 _row_json: dict[int, tuple[View, str]] = {}
+# Per kept view class: where its texts are kept, and how many texts that place holds at most.
 _KEPT_JSON = {**{cls: (_shared_json, _SHARED_LIMIT) for cls in _SHARED_VIEWS}, RecordRow: (_row_json, _ROW_LIMIT)}
 # Per view class: (the JSON of its key and a colon, field name, the field's type where the value
 # alone does not say how pydantic writes it), sorted by key as json.dumps sorts.

@@ -223,14 +223,14 @@ def test_a_spliced_row_is_rendered_once_for_every_page_and_flag():
         rendered.append((variables["r"], variables["history"]))
         return f"<a href=\"{variables['url'](variables['r'])}\">{variables['r']}</a>\n"
 
-    page = ["x.html"]
-    splicer = RowSplicer(render, lambda target: "../" * page[0].count("/") + target)
-    rows = ["a.html", "b.html"]
-    assert splicer.rows("row.html", rows, history=False) == '<a href="a.html">a.html</a>\n<a href="b.html">b.html</a>\n'
-    page[0] = "records/gpu/x.html"
-    assert splicer.rows("row.html", rows[:1], history=False) == '<a href="../../a.html">a.html</a>\n'
-    splicer.rows("row.html", rows[:1], history=True)
-    assert rendered == [("a.html", False), ("b.html", False), ("a.html", True)]
+    splicer = RowSplicer(render, urls.relative)
+    rows = ["a.html", "https://example.org/b"]
+    assert splicer.rows("row.html", rows, "x.html", history=False) == (
+        '<a href="a.html">a.html</a>\n<a href="https://example.org/b">https://example.org/b</a>\n')
+    assert splicer.rows("row.html", rows, "records/gpu/x.html", history=False) == (
+        '<a href="../../a.html">a.html</a>\n<a href="https://example.org/b">https://example.org/b</a>\n')
+    splicer.rows("row.html", rows[:1], "x.html", history=True)
+    assert rendered == [("a.html", False), ("https://example.org/b", False), ("a.html", True)]
 
 
 def test_ledger_row_json_outlives_the_other_shared_views():
