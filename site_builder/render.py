@@ -24,6 +24,7 @@ from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
 from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
+from .spliced import RowSplicer
 from .views import (
     ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView, Page, ProtocolView,
     RowView, SourceLink, View, WorkloadView,
@@ -197,8 +198,9 @@ class Renderer:
             pretty_json=pretty_json, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
         )
+        self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
-                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared)
+                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows)
 
     def shared(self, name: str) -> Markup:
         """A template that is the same on every page at one depth (the site's navigation), rendered
@@ -208,6 +210,11 @@ class Renderer:
         if found is None:
             found = self._shared[key] = Markup(self.env.get_template(name).render())
         return found
+
+    def spliced_rows(self, name: str, rows: list, **variables: Any) -> Markup:
+        """Each of ``rows`` by the template ``name``, for the page being rendered: each row rendered
+        once for every page that shows it (``spliced``)."""
+        return self._rows.rows(name, rows, self._page_path, **variables)
 
     def url(self, target: str) -> str:
         """A site-root path as a link from the page being rendered."""
@@ -276,9 +283,17 @@ class _Unsure(Exception):
 # Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
 # identity (the object is held with its text, so its id is not reused while kept).
 _SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView,
-                           ProtocolView, RowView, SourceLink, WorkloadView, RecordRun, RecordRow))
+                           ProtocolView, RowView, SourceLink, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[View, str]] = {}
+# Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000
+# runs): each is on about four ledger pages far apart in the page order (all records, its GPU's,
+# its evidence levels'), and among the other shared views, eight more of which each row brings,
+# they were dropped before they came round again.
+_ROW_LIMIT = 100_000
+_row_json: dict[int, tuple[View, str]] = {}
+# Per kept view class: where its texts are kept, and how many texts that place holds at most.
+_KEPT_JSON = {**{cls: (_shared_json, _SHARED_LIMIT) for cls in _SHARED_VIEWS}, RecordRow: (_row_json, _ROW_LIMIT)}
 # Per view class: (the JSON of its key and a colon, field name, the field's type where the value
 # alone does not say how pydantic writes it), sorted by key as json.dumps sorts.
 _field_plans: dict[type, list[tuple[str, str, Any]]] = {}
@@ -336,9 +351,9 @@ def _typed_json(value: Any, typed: Any) -> str:
 
 def _view_json(view: View) -> str:
     cls = type(view)
-    shared = cls in _SHARED_VIEWS
-    if shared:
-        kept = _shared_json.get(id(view))
+    shared = _KEPT_JSON.get(cls)
+    if shared is not None:
+        kept = shared[0].get(id(view))
         if kept is not None and kept[0] is view:
             return kept[1]
     fields = view.__dict__
@@ -353,10 +368,11 @@ def _view_json(view: View) -> str:
         else:
             parts.append(key + _typed_json(value, typed))
     text = "{" + ",".join(parts) + "}"
-    if shared:
-        if len(_shared_json) >= _SHARED_LIMIT:
-            _shared_json.clear()
-        _shared_json[id(view)] = (view, text)
+    if shared is not None:
+        texts, limit = shared
+        if len(texts) >= limit:
+            texts.clear()
+        texts[id(view)] = (view, text)
     return text
 
 

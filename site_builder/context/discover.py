@@ -230,14 +230,16 @@ def _filters(context: DiscoverContext) -> list[tuple[FilterLink, Callable[[Ledge
 
 @dataclass(frozen=True, slots=True)
 class RecordsPlan:
-    """One ledger page: a view of a filter, and the entries on it."""
+    """One ledger page: a view of a filter, and the entries on it. The filter links and the pager
+    are the same on every page of a view and filter, and made once for all of them (the history
+    of every record runs to hundreds of pages at 100,000 runs, each listing all the others)."""
 
     view: str
     chosen: FilterLink
-    links: list[FilterLink]
+    filters: list[FilterLink]  # every filter, ``chosen`` marked selected
     total: int
     number: int
-    count: int  # pages of this view and filter
+    pages: list[Link]  # of this view and filter
     entries: Sequence[LedgerEntry]
     breaks: Sequence[LedgerEntry]
 
@@ -250,12 +252,15 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
     for chosen, predicate in filters:
         if chosen.url is None:
             continue
+        facet = chosen.facet if chosen.facet != "all" else None
+        selected = [link.model_copy(update={"selected": link is chosen}) for link in links]
         for view, entries in (("current", found.current), ("history", found.events)):
             chosen_entries: Sequence[LedgerEntry] = entries if predicate is None else [e for e in entries if predicate(e)]
             breaks = [] if view == "history" else [e for e in found.breaks if predicate is None or predicate(e)][:RECENT_BREAKS]
             cut = pages(chosen_entries)
+            pager = [Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, len(cut) + 1)]
             for number, entries_on_page in enumerate(cut, 1):
-                plans.append(RecordsPlan(view, chosen, links, len(chosen_entries), number, len(cut), entries_on_page,
+                plans.append(RecordsPlan(view, chosen, selected, len(chosen_entries), number, pager, entries_on_page,
                                          breaks if number == 1 else []))
     return plans
 
@@ -265,16 +270,14 @@ def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
     facet = chosen.facet if chosen.facet != "all" else None
     what = "Current records" if view == "current" else "Record history"
     title = what if facet is None else f"{what} · {chosen.title}"
-    if plan.count > 1:
-        title += f" · page {number} of {plan.count}"
+    if len(plan.pages) > 1:
+        title += f" · page {number} of {len(plan.pages)}"
     return RecordsPage(
         **context.page("records", title, urls.records(view, facet, chosen.value, number)),
-        view=view, filter=chosen.model_copy(update={"selected": True}),
-        filters=[link.model_copy(update={"selected": link is chosen}) for link in plan.links],
+        view=view, filter=chosen.model_copy(update={"selected": True}), filters=plan.filters,
         views=[Link(title="Current records", url=urls.records("current", facet, chosen.value)),
                Link(title="Record history", url=urls.records("history", facet, chosen.value))],
-        total=plan.total, page_number=number,
-        pages=[Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, plan.count + 1)],
+        total=plan.total, page_number=number, pages=plan.pages,
         rows=[context.record_row(e) for e in plan.entries], breaks=[context.record_row(e) for e in plan.breaks],
         feed=urls.RECORDS_FEED,
     )

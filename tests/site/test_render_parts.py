@@ -179,3 +179,67 @@ def test_shared_parts_are_rendered_once_per_depth():
     assert renderer.shared("_site_header.html") is first and 'href="../search.html"' in first
     renderer._page_path = urls.INDEX
     assert 'href="search.html"' in renderer.shared("_site_header.html")
+
+
+# -- Ledger rows rendered once and spliced into each page (spliced.py) ------------------------------
+
+def _ledger_row(title: str, run_url: str, current: bool):
+    from site_builder.discover.views import RecordRow, RecordRun
+
+    run = RecordRun.model_construct(
+        run="r1", url=run_url, value=1234.5, unit="ns", statistic="median",
+        implementation=Link(title=title, url=urls.implementation("impl")), baseline=True, evidence="verified",
+        source=True, license="MIT", observed_at=datetime(2026, 1, 2, 3, tzinfo=timezone.utc))
+    return RecordRow.model_construct(
+        operation=Link(title=title, url=urls.kernel("op")), workload=Link(title="seq = 1 · bf16", url="kernels/op/w.html"),
+        cohort=Link(title=title, url=urls.group("g")), gpu="h100", gpu_label="H100", row=run, previous=run,
+        improvement=0.004, set_at=run.observed_at, current=current, group_size=3)
+
+
+def test_spliced_ledger_rows_are_the_rows_rendered_for_each_page():
+    renderer = Renderer(vega_bundle="vega.js")
+    spliced = renderer.env.globals["spliced_rows"]
+    rows = [_ledger_row("<Ab & c>", urls.run("r1"), current=False), _ledger_row("plain", urls.run("r2"), current=True),
+            _ledger_row("elsewhere", "https://example.org/run?a=1&b=2", current=False),  # the same from every page
+            _ledger_row("odd \x00 title", urls.run("r4"), current=False)]  # text holding the marker itself
+    # The pages of every depth the ledger has, each twice: the second time from the kept pieces.
+    pages = [urls.RECORDS, urls.records("history"), urls.records("current", "gpu", "h100", 2),
+             urls.records("history", "evidence", "verified", 3)]
+    for page in pages + pages:
+        renderer._page_path = page
+        for history in (False, True):
+            whole = "".join(renderer._render("_ledger_row.html", r=row, history=history) for row in rows)
+            assert spliced("_ledger_row.html", rows, history=history) == whole, (page, history)
+    assert "../../../runs/" in spliced("_ledger_row.html", rows[:1], history=False)  # links climb from the page
+    assert spliced("_ledger_row.html", [], history=True) == ""
+
+
+def test_a_spliced_row_is_rendered_once_for_every_page_and_flag():
+    from site_builder.spliced import RowSplicer
+
+    rendered = []
+
+    def render(name, **variables):
+        rendered.append((variables["r"], variables["history"]))
+        return f"<a href=\"{variables['url'](variables['r'])}\">{variables['r']}</a>\n"
+
+    splicer = RowSplicer(render, urls.relative)
+    rows = ["a.html", "https://example.org/b"]
+    assert splicer.rows("row.html", rows, "x.html", history=False) == (
+        '<a href="a.html">a.html</a>\n<a href="https://example.org/b">https://example.org/b</a>\n')
+    assert splicer.rows("row.html", rows, "records/gpu/x.html", history=False) == (
+        '<a href="../../a.html">a.html</a>\n<a href="https://example.org/b">https://example.org/b</a>\n')
+    splicer.rows("row.html", rows[:1], "x.html", history=True)
+    assert rendered == [("a.html", False), ("https://example.org/b", False), ("a.html", True)]
+
+
+def test_ledger_row_json_outlives_the_other_shared_views():
+    # Each ledger row is on pages far apart; the other shared views turn over many times in between.
+    from site_builder import render
+
+    row = _ledger_row("kept", urls.run("r1"), current=True)
+    text = mirror_json(row)
+    for number in range(render._SHARED_LIMIT + 1):
+        mirror_json(Link(title=str(number), url="x.html"))
+    assert render._row_json[id(row)] == (row, text[:-1])
+    assert text == to_json(row.model_dump(mode="json"))
