@@ -8,8 +8,9 @@ what the build needs to know about them (paths, hashes, whether charts are still
 Results come back in task order, so the site is the same whether one process rendered it or several.
 
 Two shortcuts on a rebuild. A signed task whose pages the previous site holds under the same
-signature (``signatures``) is not run at all: the parent takes its pages as they are, before any
-worker starts, so the pages of unchanged kernels cost a dictionary lookup each and no message.
+signature (``signatures``) is not run at all: the parent takes its pages as they are, in order,
+while the workers build the others, so the pages of unchanged kernels cost a dictionary lookup
+each and no message (and a task whose pages cannot be taken after all is built by the parent).
 And a page whose mirror is byte-identical to the one in the previous site is not rendered again
 when the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model
 alone, so the previous HTML is kept as it is.
@@ -90,13 +91,14 @@ def _unchanged_pages(staging: Staging, signature: str | None) -> list[RenderedPa
     listed = staging.previous.pages.get(signature) if staging.previous is not None and signature is not None else None
     if not listed:
         return None
-    pages, kept = [], []
+    pages = []
     for page in listed:
         html, mirror = staging.reuse(page.html), staging.reuse(page.mirror)
-        kept += [record for record in (html, mirror) if record is not None]
         if html is None or mirror is None:  # could not link: build the task after all, from a clean slate
+            kept = [html, mirror, *(record for taken in pages for record in (taken.html, taken.mirror))]
             for record in kept:
-                staging.discard(record.path)
+                if record is not None:
+                    staging.discard(record.path)
             return None
         pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False, built=False,
                                   signature=signature))
@@ -117,18 +119,15 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
     """Every page, written into ``staging``, reported in task order. Chart specs the workers met
     are handed to ``renderer.charts``."""
     global _job
-    unchanged = {}
-    for number, task in enumerate(tasks):
-        pages = _unchanged_pages(staging, getattr(task, "signature", None))
-        if pages is not None:
-            unchanged[number] = pages
-    to_build = [number for number in range(len(tasks)) if number not in unchanged]
+    signatures = [getattr(task, "signature", None) for task in tasks]
+    previous_pages = staging.previous.pages if staging.previous is not None else {}
+    to_build = [number for number, signature in enumerate(signatures) if not previous_pages.get(signature)]
     chunks = [to_build[start:start + CHUNK] for start in range(0, len(to_build), CHUNK)]
     workers = workers or os.cpu_count() or 1
     _job = _Job(tasks, renderer, staging, reuse_pages)
     try:
         if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-            yield from _in_order(len(tasks), unchanged, map(_render_tasks, chunks), renderer, progress)
+            yield from _in_order(signatures, set(to_build), map(_render_tasks, chunks), progress)
         else:
             renderer.compile_templates()
             # Objects made so far are never freed during rendering: moving them out of the
@@ -136,28 +135,35 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
             gc.freeze()
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    yield from _in_order(len(tasks), unchanged, pool.imap(_render_tasks, chunks), renderer, progress)
+                    yield from _in_order(signatures, set(to_build), pool.imap(_render_tasks, chunks), progress)
             finally:
                 gc.unfreeze()
     finally:
         _job = None
 
 
-def _in_order(count: int, unchanged: dict[int, list[RenderedPage]], built, renderer: Renderer,
-              progress: Callable[[int], None]) -> Iterator[RenderedPage]:
-    """Each task's pages in task order: unchanged ones as found, the others as the chunks of
-    ``built`` (in the same order) bring them."""
+def _in_order(signatures: list[str | None], to_build: set[int], built, progress: Callable[[int], None]
+              ) -> Iterator[RenderedPage]:
+    """Each task's pages in task order: those of ``to_build`` as the chunks of ``built`` (in the same
+    order) bring them, the others taken from the previous site, or built here if that fails."""
+    assert _job is not None
+    staging, charts = _job.staging, _job.renderer.charts
+
     def each_built_task() -> Iterator[list[RenderedPage]]:
         for chunk, specs in built:
-            renderer.charts.adopt(specs)
+            charts.adopt(specs)
             yield from chunk
 
     built_tasks = each_built_task()
     done = 0
-    for number in range(count):
-        pages = unchanged.get(number)
-        if pages is None:
+    for number, signature in enumerate(signatures):
+        if number in to_build:
             pages = next(built_tasks)
+        else:
+            pages = _unchanged_pages(staging, signature)
+            if pages is None:
+                (pages,), specs = _render_tasks([number])
+                charts.adopt(specs)
         done += len(pages)
         progress(done)
         yield from pages

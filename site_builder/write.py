@@ -64,6 +64,7 @@ class Staging:
         self.in_place = in_place and previous is not None
         self._root = str(root)
         self._previous_root = str(previous.root) if previous is not None else ""
+        self._intact = previous.intact if previous is not None else {}
         self._folders: set[str] = set()
 
     def put(self, path: str, content: bytes) -> FileRecord:
@@ -79,11 +80,11 @@ class Staging:
     def reuse(self, path: str) -> FileRecord | None:
         """Keep the previous site's file at ``path`` as it is; None when there is no intact one.
         The record stays the previous one: a kept or hard-linked file is the same file, same size and time."""
-        check_output_path(path)
-        record = self.previous.record(path) if self.previous is not None else None
-        if record is None or not self._keep_previous(path):
-            return None
-        return record
+        record = self._intact.get(path)
+        if record is None or self.in_place:  # in place, a kept file is left where it is: nothing to do
+            return record
+        check_output_path(path)  # before a link is made at it
+        return record if self._keep_previous(path) else None
 
     def read(self, path: str) -> bytes:
         try:
@@ -137,6 +138,7 @@ class Outputs:
         # build does not make again is known, and nothing on disk is a stranger to remove or keep.
         in_place = previous is not None and previous.untouched and previous.root.resolve() == self.target
         self.staging = Staging(root, previous, in_place=in_place)
+        self._intact = previous.intact if previous is not None else {}  # the previous site's files
         self._records: dict[str, FileRecord] = {}
         self._claimed_by: dict[str, str] = {}
         self.reused = 0  # files kept or hard-linked from the previous site
@@ -158,10 +160,11 @@ class Outputs:
     def claim(self, record: FileRecord, *, by: str = "") -> None:
         """A file a worker wrote into the staging folder. A path claimed twice fails the build
         (the second write already replaced the first one's bytes, but the build is then discarded)."""
-        self._check_unclaimed(record.path, by)
-        self._records[record.path] = record
-        self._claimed_by[record.path] = by
-        if self.staging.previous is not None and self.staging.previous.record(record.path) == record:
+        path = record.path
+        self._check_unclaimed(path, by)
+        self._records[path] = record
+        self._claimed_by[path] = by
+        if self._intact.get(path) == record:
             self.reused += 1  # the very file the previous site had (linked, not written)
 
     def replace(self, path: str, content: bytes) -> None:
@@ -169,7 +172,7 @@ class Outputs:
         old name is unlinked first: it may be a hard link into the previous site, which must not change."""
         if path not in self._records:
             raise OutputError(f"{path} was never added")
-        if self.staging.previous is not None and self.staging.previous.record(path) == self._records[path]:
+        if self._intact.get(path) == self._records[path]:
             self.reused -= 1
         self.staging.discard(path)
         self._records[path] = self.staging.put(path, content)
@@ -225,8 +228,9 @@ def _update_in_place(staging: Staging, records: dict[str, FileRecord], target: P
     every moved file back, so the target is the previous site again."""
     previous = staging.previous
     assert previous is not None
-    written = [path for path, record in records.items() if previous.record(path) != record]
-    gone = [path for path in previous.intact if path not in records]
+    kept = previous.intact
+    written = [path for path, record in records.items() if kept.get(path) != record]
+    gone = [path for path in kept if path not in records]
     aside = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-old-", dir=target.parent))
     moves: list[tuple[str, str]] = []  # (from, to), in the order done, to be undone in reverse
 

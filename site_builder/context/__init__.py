@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
 from ..views import Page
 from .catalog import (
@@ -30,6 +31,11 @@ def _one(build: Callable[[], Page]) -> PageTask:
 def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned) -> list[PageTask]:
     """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
     implementation pages) for a rebuild to skip (``signatures``)."""
+    with paused_gc(keep=True):  # 160,000 tasks at 100k runs, kept until the pages are rendered
+        return _page_tasks(board, methodology_markdown, sign)
+
+
+def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign) -> list[PageTask]:
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     return [

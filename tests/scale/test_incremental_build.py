@@ -82,6 +82,24 @@ def test_a_site_changed_by_hand_is_rebuilt(built, tamper: str) -> None:
     assert files(site) == clean_build(data, data.parent / "clean")
 
 
+def test_unchanged_pages_that_cannot_be_linked_are_built_again(built, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A site changed by hand is rebuilt into a new folder, its unchanged files hard-linked; where a
+    # link fails (another file system), an unchanged signed page is built after all, in its place.
+    data, site, first = built
+    (site / "stray.html").write_text("not ours")
+    change_one_run(data)
+
+    def no_links(source, destination):
+        raise OSError("cross-device link")
+
+    real_link = os.link
+    monkeypatch.setattr(write.os, "link", no_links)
+    again = build_site(data, site, AS_OF)
+    monkeypatch.setattr(write.os, "link", real_link)
+    assert again.built == first.built and again.reused == 0
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
 def test_other_inputs_than_data_count_too(built, monkeypatch: pytest.MonkeyPatch) -> None:
     data, site, first = built
     assert not build_site(data, site, date(2026, 7, 1)).up_to_date  # another as-of date
