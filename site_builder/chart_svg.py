@@ -55,13 +55,13 @@ class ChartDrawer:
         self._connection.send(specs)
 
     def drawings(self) -> dict[str, str]:
-        """Key -> SVG of every spec sent; waits for the last to be drawn, and ends the process."""
+        """Key -> SVG of every spec sent; waits for the last to be drawn. The process then ends by
+        itself; nothing waits for that (tearing down vl-convert's runtime takes a few tenths of a second)."""
         self._connection.send(None)
         try:
             return self._answer()
         finally:
             self._connection.close()
-            self._process.join()
 
     def _answer(self) -> Any:
         try:
