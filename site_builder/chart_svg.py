@@ -2,9 +2,11 @@
 that makes them interactive when JavaScript is on. No CDN: the site works offline and from
 ``file://``.
 
-Scaling charts are drawn by vl-convert from their Vega-Lite spec. It takes ~40 ms a chart, so a
-page first gets a placeholder; identical specs are drawn once, every distinct chart is drawn at
-the end in worker processes (one per core), and the drawings are put into the pages. Record
+Scaling charts are drawn by vl-convert from their Vega-Lite spec, ~40 ms a chart, in a process of
+its own (``ChartDrawer``, ``vega``) started before the data is loaded: it makes the Vega bundle
+meanwhile, then draws each distinct chart as soon as a page renderer meets it, while the pages go
+on rendering (kernel pages, which have the charts, come first). A page first gets a placeholder;
+identical specs are drawn once, and the drawings are put into the pages at the end. Record
 histories, one per comparison group and thousands at scale, are staircases drawn in Python
 (``staircase_svg``) from the same data.
 """
@@ -14,37 +16,70 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
 import re
-from collections.abc import Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import altair as alt
 from markupsafe import Markup
 
+from . import vega
 from .staircase_svg import staircase_svg
 from .views import ChartView
 
 # The Vega-Lite release Altair writes specs for ("6.4"), so the bundle understands every spec.
 VEGA_LITE_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 _PLACEHOLDER = re.compile(rb"<!--chart:([0-9a-f]{64})-->")
-# Below this many charts, starting worker processes costs more than it saves.
-PARALLEL_FROM = 24
 
 
-def _draw(spec_json: str) -> str:
-    import vl_convert
+class ChartDrawer:
+    """The build's side of the drawing process (``vega.serve``): the bundle once, then charts sent
+    as they are met and every drawing collected once, at the end."""
 
-    # vl-convert escapes every text it draws, so data (implementation names) cannot inject markup.
-    return vl_convert.vegalite_to_svg(json.loads(spec_json), vl_version=VEGA_LITE_VERSION)
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        """``cache_dir``: where the Vega bundle is kept between builds (``vega.bundle``); None: not kept."""
+        # "spawn": a forked copy of the build would be as large as the build; vega.py keeps this one small.
+        context = multiprocessing.get_context("spawn")
+        self._connection, theirs = context.Pipe()
+        self._process = context.Process(target=vega.serve, args=(theirs, VEGA_LITE_VERSION, cache_dir), daemon=True)
+        self._process.start()
+        theirs.close()
+
+    def bundle(self) -> tuple[str, bytes]:
+        """(file name, bytes) of Vega, Vega-Lite and vega-embed in one script, the name carrying its hash."""
+        return self._answer()
+
+    def draw(self, specs: vega.Specs) -> None:
+        """Draw these (key, spec text) meanwhile; call after ``bundle``."""
+        self._connection.send(specs)
+
+    def drawings(self) -> dict[str, str]:
+        """Key -> SVG of every spec sent; waits for the last to be drawn. The process then ends by
+        itself; nothing waits for that (tearing down vl-convert's runtime takes a few tenths of a second)."""
+        self._connection.send(None)
+        try:
+            return self._answer()
+        finally:
+            self._connection.close()
+
+    def _answer(self) -> Any:
+        try:
+            answer = self._connection.recv()
+        except EOFError:
+            ended = self._process.exitcode
+            raise RuntimeError(f"the chart process ended without answering (exit code {ended})") from None
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
 
 
 class ChartRenderer:
     def __init__(self) -> None:
         self._specs: dict[str, str] = {}
         self._svgs: dict[str, bytes] = {}
+        self._drawer: ChartDrawer | None = None
+        self._sent: set[str] = set()  # keys handed to the drawer
 
     @property
     def rendered(self) -> int:
@@ -56,8 +91,23 @@ class ChartRenderer:
         return found
 
     def adopt(self, specs: dict[str, str]) -> None:
-        for key, text in specs.items():
-            self._specs.setdefault(key, text)
+        """Specs a render worker met; the drawer, if there is one yet, starts on the new ones now."""
+        new = [(key, text) for key, text in specs.items() if key not in self._specs]
+        self._specs.update(new)
+        self._send(new)
+
+    def draw_with(self, drawer: ChartDrawer) -> None:
+        """Have ``drawer`` draw every chart met so far and from now on, as it is met."""
+        self._drawer = drawer
+        self._send(self._unsent())
+
+    def _unsent(self) -> vega.Specs:
+        return [(key, text) for key, text in self._specs.items() if key not in self._sent]
+
+    def _send(self, specs: vega.Specs) -> None:
+        if self._drawer is not None and specs:
+            self._drawer.draw(specs)
+            self._sent.update(key for key, _ in specs)
 
     def svg(self, chart: ChartView) -> Markup:
         if chart.kind == "history":
@@ -73,21 +123,12 @@ class ChartRenderer:
         self._specs.setdefault(key, text)
         return Markup(f"<!--chart:{key}-->")
 
-    def draw_all(self, workers: int | None = None) -> None:
-        pending = sorted(key for key in self._specs if key not in self._svgs)
-        texts = [self._specs[key] for key in pending]
-        workers = workers or os.cpu_count() or 1
-        if len(texts) < PARALLEL_FROM or workers == 1:
-            drawings: Iterable[str] = map(_draw, texts)
-            self._store(pending, drawings)
-            return
-        # "spawn": the parent already runs vl-convert's threads (the bundle), which fork would not carry.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(texts)), mp_context=context) as pool:
-            self._store(pending, pool.map(_draw, texts, chunksize=max(1, len(texts) // (workers * 8))))
-
-    def _store(self, keys: list[str], drawings: Iterable[str]) -> None:
-        for key, svg in zip(keys, drawings):
+    def draw_all(self) -> None:
+        """Wait for the drawings of every chart met (``draw_with`` named the drawer); ``fill`` puts them in."""
+        if self._drawer is None:
+            raise RuntimeError("no drawer: call draw_with first")
+        self._send(self._unsent())  # those met by this process itself (pages rendered without workers)
+        for key, svg in self._drawer.drawings().items():
             self._svgs[key] = svg.encode("utf-8")
 
     @staticmethod
@@ -102,22 +143,3 @@ def spec_json(spec: dict[str, Any]) -> Markup:
     """The spec for an inline <script type="application/json">: "<" escaped so "</script>" cannot close it."""
     text = json.dumps(spec, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-
-
-def _bundle() -> tuple[str, bytes]:
-    import vl_convert
-
-    content = vl_convert.javascript_bundle(vl_version=VEGA_LITE_VERSION).encode("utf-8")
-    return f"vega-{hashlib.sha256(content).hexdigest()[:12]}.js", content
-
-
-def start_vega_bundle() -> Future:
-    """(file name, bytes) of Vega, Vega-Lite and vega-embed in one script, the name carrying its hash.
-
-    Made in a spawned process, started early so it overlaps the load: vl-convert starts threads,
-    and the build process must have none when it forks its page renderers.
-    """
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    future = pool.submit(_bundle)
-    future.add_done_callback(lambda _: pool.shutdown(wait=False))
-    return future

@@ -65,7 +65,7 @@ STAGES = {
     "render": ("render_pages", None),
     "mirror": ("MirrorIndex", "add_document"),
     "finding-pages": ("discover_outputs", None),
-    "vega-bundle": ("start_vega_bundle", None),
+    "vega-bundle": ("ChartDrawer", None),
     "schemas": ("page_schemas", None),
     "methodology": ("_methodology", None),
     "commit": ("Outputs", "commit"),
