@@ -86,6 +86,18 @@ def _render_tasks(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[st
     return done, renderer.charts.take_specs()
 
 
+def _render_chunk_in_worker(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[str, str]]:
+    """``_render_tasks`` in a render worker, whose survivors are then frozen. What outlives a chunk
+    is the worker's caches (view models, row texts and fragments shared between pages), kept until
+    the worker ends; left to the collector, every full collection walks all of them again, and at
+    100,000 runs each worker ran 36 of them (14 s of CPU) to free about a thousand objects. The
+    young generations are collected first, so only what is still referred to is frozen."""
+    rendered = _render_tasks(numbers)
+    gc.collect(1)
+    gc.freeze()
+    return rendered
+
+
 def _unchanged_pages(staging: Staging, signature: str | None) -> list[RenderedPage] | None:
     """The previous site's pages of a signed task with the same signature, kept as they are."""
     listed = staging.previous.pages.get(signature) if staging.previous is not None and signature is not None else None
@@ -135,7 +147,7 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
             gc.freeze()
             try:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    yield from _in_order(signatures, set(to_build), pool.imap(_render_tasks, chunks), progress)
+                    yield from _in_order(signatures, set(to_build), pool.imap(_render_chunk_in_worker, chunks), progress)
             finally:
                 gc.unfreeze()
     finally:

@@ -35,3 +35,38 @@ def test_a_run_manifest_read_for_its_page_is_not_kept_on_the_run(tmp_path, monke
     assert run._canonical_spec is None  # made for the call, not kept
     assert manifest["spec"] == run.canonical_spec and manifest["kind"] == "BenchmarkRun"
     assert run.manifest() == manifest
+
+
+def test_what_a_render_worker_keeps_after_a_chunk_is_frozen_and_its_pages_are_unchanged(tmp_path, monkeypatch) -> None:
+    """A worker's caches outlive every chunk: frozen after each, the collector stops walking them
+    (at 100,000 runs it walked them 36 times a worker), and the pages are what they would have been."""
+    import gc
+    from datetime import date
+
+    from site_builder import render_pool
+    from site_builder.context import page_tasks
+    from site_builder.derive.leaderboard import derive_leaderboard
+    from site_builder.render import Renderer
+    from site_builder.write import Staging
+
+    monkeypatch.setenv("KERNELINDEX_CACHE_DIR", str(tmp_path / "cache"))
+    board = derive_leaderboard(load_catalog(BASE), date(2026, 6, 30))
+    tasks = page_tasks(board, "methodology")
+    numbers = list(range(min(len(tasks), 12)))
+
+    def chunk(render, folder: str):
+        monkeypatch.setattr(render_pool, "_job", render_pool._Job(tasks, Renderer(vega_bundle="vega.js"),
+                                                                 Staging(tmp_path / folder), False))
+        return render(numbers)
+
+    plain, _ = chunk(render_pool._render_tasks, "plain")
+    frozen_before = gc.get_freeze_count()
+    try:
+        in_worker, _ = chunk(render_pool._render_chunk_in_worker, "worker")
+        assert gc.get_freeze_count() > frozen_before
+        assert gc.get_count()[0] < 10  # nothing young left behind to walk
+    finally:
+        gc.unfreeze()
+    strip = lambda pages: [[(p.kind, p.title, p.html.path, p.html.sha256, p.mirror.path, p.mirror.sha256) for p in task]
+                           for task in pages]
+    assert strip(in_worker) == strip(plain) and any(strip(plain))
