@@ -146,9 +146,9 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             built += page.built
         step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
              f"drawing {renderer.charts.rendered:,} distinct charts")
-        # What the pages were made from lives until the build ends, and rendering thawed it (even the
-        # catalog and leaderboard, frozen as they were made): a collection of the oldest generation
-        # would walk all of it again, seconds at 100,000 runs, for nothing to free.
+        # What rendering made here (a record of every file and page, hundreds of thousands) lives
+        # until the build ends: a collection of the oldest generation would walk it again, for
+        # nothing to free, while the site-wide files are made.
         gc.freeze()
 
         # The site-wide files first, while the chart process finishes drawing.

@@ -142,14 +142,12 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
             yield from _in_order(signatures, set(to_build), map(_render_tasks, chunks), progress)
         else:
             renderer.compile_templates()
-            # Objects made so far are never freed during rendering: moving them out of the
-            # collector's sight keeps its passes from touching (and so copying) every shared page.
+            # Objects made so far live as long as the build: moving them out of the collector's
+            # sight (for good, as the load does with the catalog) keeps its passes from touching,
+            # and so copying, every page the workers share, and from walking them again afterwards.
             gc.freeze()
-            try:
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    yield from _in_order(signatures, set(to_build), pool.imap(_render_chunk_in_worker, chunks), progress)
-            finally:
-                gc.unfreeze()
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                yield from _in_order(signatures, set(to_build), pool.imap(_render_chunk_in_worker, chunks), progress)
     finally:
         _job = None
 
