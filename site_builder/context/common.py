@@ -160,11 +160,16 @@ class ViewFactory:
         return {name: self.implementation(name).title for name in self.catalog.implementations}
 
     def availability(self, run: RunFacts) -> Availability:
+        # One view per distinct verdict: the runs of an implementation (thousands) mostly share one.
         found = self.board.usability(run)
-        return Availability(usable=found.usable, reasons=list(found.reasons), install=found.install, pinned=found.pinned)
+        return kept(self.__dict__.setdefault("_cache_availability", {}), found, lambda: Availability(
+            usable=found.usable, reasons=list(found.reasons), install=found.install, pinned=found.pinned))
 
-    @per_key
     def row(self, run: RunFacts) -> RowView:
+        # Kept by the run's name: hashing the RunFacts itself hashes every one of its fields.
+        return kept(self.__dict__.setdefault("_cache_row", {}), run.name, lambda: self._row(run))
+
+    def _row(self, run: RunFacts) -> RowView:
         ranked = self.board.row_of.get(run.name)
         native = self.catalog.runs[run.name].spec.sourceNative
         return RowView(

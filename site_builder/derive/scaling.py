@@ -53,12 +53,29 @@ def _varies_only_along(axes: Mapping[str, int], anchor: Mapping[str, int], axis:
     return axes.keys() == anchor.keys() and all(axes[name] == value for name, value in anchor.items() if name != axis)
 
 
+def _differing_axes(axes: Mapping[str, int], anchor: Mapping[str, int]) -> list[str] | None:
+    """The axes on which a workload differs from the anchor; None when it binds other axes."""
+    if axes.keys() != anchor.keys():
+        return None
+    return [name for name, value in anchor.items() if axes[name] != value]
+
+
 def choose_axis(anchor: Mapping[str, int], measured: Sequence[Mapping[str, int]], axis_order: Sequence[str]) -> str | None:
+    candidates = [name for name in axis_order if name in anchor]
+    # The values measured along each axis with every other axis at the anchor's, in one pass over
+    # the runs (a lane has hundreds at scale, and each page asks for its groups' lines).
+    distinct: dict[str, set[int]] = {name: set() for name in candidates}
+    for axes in measured:
+        differing = _differing_axes(axes, anchor)
+        if differing is None or len(differing) > 1:
+            continue
+        for axis in differing or candidates:  # the anchor's own workload lies on every axis' line
+            if axis in distinct:
+                distinct[axis].add(axes[axis])
     best: tuple[int, str] | None = None
-    for axis in [name for name in axis_order if name in anchor]:
-        distinct = {axes[axis] for axes in measured if _varies_only_along(axes, anchor, axis)}
-        if len(distinct) >= MIN_DISTINCT_VALUES and (best is None or len(distinct) > best[0]):
-            best = (len(distinct), axis)
+    for axis in candidates:
+        if len(distinct[axis]) >= MIN_DISTINCT_VALUES and (best is None or len(distinct[axis]) > best[0]):
+            best = (len(distinct[axis]), axis)
     return best[1] if best else None
 
 
