@@ -60,8 +60,9 @@ def scaling_chart(scaling: Scaling, implementation_titles: dict[str, str], conte
 
 @cache
 def _scaling_frame(axis: str, unit: str, log_x: bool, log_y: bool) -> dict[str, Any]:
-    """A scaling chart's Vega-Lite spec with empty data, legend order and ticks: built once per
-    shape (there are a few dozen), as Altair takes some 2 ms a chart and a kernel page has one."""
+    """A scaling chart's Vega-Lite spec with empty data, legend order and ticks, built once per
+    shape (axis, unit and scales): Altair takes 1-2 ms to build a spec, and at 100,000 runs some
+    1,400 of the 3,300 kernel pages have a chart (the first 600 pages need 9 shapes)."""
     x_scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     chart = alt.Chart(alt.Data(values=[])).mark_line(point=True, strokeWidth=2).encode(
