@@ -55,7 +55,9 @@ def per_key(method: Callable[..., T]) -> Callable[..., T]:
 
     @wraps(method)
     def cached(self, key):
-        return kept(self.__dict__.setdefault(slot, {}), key, lambda: method(self, key))
+        cache = self.__dict__.setdefault(slot, {})
+        found = cache.get(key, _MISSING)  # a hit (most calls) makes no closure
+        return found if found is not _MISSING else kept(cache, key, lambda: method(self, key))
 
     return cached
 
@@ -141,7 +143,9 @@ class ViewFactory:
                           external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved)
 
     def cohort_link(self, cohort: Cohort) -> Link:
-        return Link(title=cohort.label, url=urls.group(cohort.key))
+        # One per group: an implementation page links a group from each of its runs there.
+        return kept(self.__dict__.setdefault("_cache_cohort_link", {}), cohort.key,
+                    lambda: Link(title=cohort.label, url=urls.group(cohort.key)))
 
     # -- implementations and rows ----------------------------------------------------------------
     @per_key
@@ -160,11 +164,16 @@ class ViewFactory:
         return {name: self.implementation(name).title for name in self.catalog.implementations}
 
     def availability(self, run: RunFacts) -> Availability:
+        # One view per distinct verdict: the runs of an implementation (thousands) mostly share one.
         found = self.board.usability(run)
-        return Availability(usable=found.usable, reasons=list(found.reasons), install=found.install, pinned=found.pinned)
+        return kept(self.__dict__.setdefault("_cache_availability", {}), found, lambda: Availability(
+            usable=found.usable, reasons=list(found.reasons), install=found.install, pinned=found.pinned))
 
-    @per_key
     def row(self, run: RunFacts) -> RowView:
+        # Kept by the run's name: hashing the RunFacts itself hashes every one of its fields.
+        return kept(self.__dict__.setdefault("_cache_row", {}), run.name, lambda: self._row(run))
+
+    def _row(self, run: RunFacts) -> RowView:
         ranked = self.board.row_of.get(run.name)
         native = self.catalog.runs[run.name].spec.sourceNative
         return RowView(

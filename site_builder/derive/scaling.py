@@ -49,27 +49,45 @@ class Scaling:
     overflow: int  # series left out beyond MAX_SERIES
 
 
-def _varies_only_along(axes: Mapping[str, int], anchor: Mapping[str, int], axis: str) -> bool:
-    return axes.keys() == anchor.keys() and all(axes[name] == value for name, value in anchor.items() if name != axis)
+def _differing_axes(axes: Mapping[str, int], anchor: Mapping[str, int]) -> list[str] | None:
+    """The axes on which a workload differs from the anchor; None when it binds other axes."""
+    if axes.keys() != anchor.keys():
+        return None
+    return [name for name, value in anchor.items() if axes[name] != value]
 
 
 def choose_axis(anchor: Mapping[str, int], measured: Sequence[Mapping[str, int]], axis_order: Sequence[str]) -> str | None:
+    candidates = [name for name in axis_order if name in anchor]
+    # The values measured along each axis with every other axis at the anchor's, in one pass over
+    # the runs (a lane has hundreds at scale, and each page asks for its groups' lines).
+    distinct: dict[str, set[int]] = {name: set() for name in candidates}
+    for axes in measured:
+        differing = _differing_axes(axes, anchor)
+        if differing is None or len(differing) > 1:
+            continue
+        for axis in differing or candidates:  # the anchor's own workload lies on every axis' line
+            if axis in distinct:
+                distinct[axis].add(axes[axis])
     best: tuple[int, str] | None = None
-    for axis in [name for name in axis_order if name in anchor]:
-        distinct = {axes[axis] for axes in measured if _varies_only_along(axes, anchor, axis)}
-        if len(distinct) >= MIN_DISTINCT_VALUES and (best is None or len(distinct) > best[0]):
-            best = (len(distinct), axis)
+    for axis in candidates:
+        if len(distinct[axis]) >= MIN_DISTINCT_VALUES and (best is None or len(distinct[axis]) > best[0]):
+            best = (len(distinct[axis]), axis)
     return best[1] if best else None
 
 
 def scaling_series(anchor: Mapping[str, int], runs: Iterable[ScalingInput], axis_order: Sequence[str]) -> Scaling | None:
-    runs = list(runs)
-    axis = choose_axis(anchor, [run.axes for run in runs], axis_order)
+    # Only a run that differs from the anchor on one axis at most lies on a line through it: found
+    # once here, as every group of a lane asks for its line and a lane has up to hundreds of runs.
+    near = [(run, differing) for run in runs
+            if (differing := _differing_axes(run.axes, anchor)) is not None and len(differing) <= 1]
+    if len(near) < MIN_DISTINCT_VALUES:  # most lanes: too few runs for any line, whatever the axis
+        return None
+    axis = choose_axis(anchor, [run.axes for run, _ in near], axis_order)
     if axis is None:
         return None
     best: dict[str, dict[int, ScalingInput]] = {}
-    for run in runs:
-        if not _varies_only_along(run.axes, anchor, axis):
+    for run, differing in near:
+        if differing and differing[0] != axis:  # on another axis' line
             continue
         by_x = best.setdefault(run.implementation, {})
         x = run.axes[axis]

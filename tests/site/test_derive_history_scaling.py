@@ -98,3 +98,47 @@ def test_cohort_labels_add_a_second_facet_only_where_the_first_is_shared():
     labels = cohort_labels([facets("f", "forward", "latency", "P fwd"), facets("full", "full", "latency", "P full"),
                             facets("mem", "full", "memory", "P mem")])
     assert labels == {"f": "H100 · forward", "full": "H100 · full · latency", "mem": "H100 · full · memory"}
+
+
+def _line_by_definition(anchor, runs, axis_order):
+    """The axis (a scan of the runs per axis) and the best run per implementation and x along it."""
+    def on_line(axes, axis):
+        return axes.keys() == anchor.keys() and all(axes[name] == value for name, value in anchor.items() if name != axis)
+
+    best_axis = None
+    for axis in [name for name in axis_order if name in anchor]:
+        distinct = {run.axes[axis] for run in runs if on_line(run.axes, axis)}
+        if len(distinct) >= 3 and (best_axis is None or len(distinct) > best_axis[0]):
+            best_axis = (len(distinct), axis)
+    if best_axis is None:
+        return None, {}
+    axis = best_axis[1]
+    best = {}
+    for run in (run for run in runs if on_line(run.axes, axis)):
+        key = (run.implementation, run.axes[axis])
+        if key not in best or (run.value_ns, run.run) < (best[key].value_ns, best[key].run):
+            best[key] = run
+    return axis, best
+
+
+def test_scaling_finds_the_lines_a_scan_per_axis_finds():
+    """choose_axis and scaling_series look at each run once; a scan per axis is their definition."""
+    import random
+
+    rng = random.Random(8)
+    chosen = set()
+    for draw in range(600):
+        names = rng.sample(["seq", "hidden", "batch"], rng.randint(1, 3))
+        anchor = {name: rng.randint(1, 3) for name in names}
+        order = rng.sample(["seq", "hidden", "batch"], 3)
+        runs = [ScalingInput({name: rng.randint(1, 4) for name in (names if rng.random() < 0.9 else names[:-1] + ["other"])},
+                             rng.choice("abc"), float(rng.randint(1, 9)), f"r{i}", f"w{i}") for i in range(rng.randint(0, 40))]
+        axis, best = _line_by_definition(anchor, runs, order)
+        assert choose_axis(anchor, [run.axes for run in runs], order) == axis
+        scaling = scaling_series(anchor, runs, order)
+        chosen.add(scaling.axis if scaling else None)
+        if scaling is not None:
+            assert scaling.axis == axis
+            drawn = {(s.implementation, p.x): p.run for s in scaling.series for p in s.points}
+            assert all(best[key].run == run for key, run in drawn.items())
+    assert len(chosen) == 4  # draws with no line, and with a line along each axis
