@@ -99,14 +99,15 @@ def fast_escape(value: Any) -> str:
     """``escape`` for a value a template prints, as text rather than Markup: what a template prints
     is only ever joined into the page, so the Markup wrapper (a Python-level ``__new__``, a third
     of escape's cost) buys nothing. Same characters escaped, same text: ints and floats print
-    digits, signs, dots and letters only; Markup is already escaped; everything else goes to
+    digits, signs, dots and letters only, and dates digits and dashes (the as-of date is on every
+    page, some of them several times); Markup is already escaped; everything else goes to
     ``escape`` itself."""
     kind = type(value)
     if kind is str:
         return escape_text(value)
     if kind is Markup:
         return value
-    if kind is int or kind is float:
+    if kind is int or kind is float or kind is date:
         return str(value)
     return escape(value)
 
@@ -173,6 +174,12 @@ class PageEnvironment(Environment):
     code_generator_class = PageCodeGenerator
 
 
+# Sections kept by ``Renderer.render_once`` before all are dropped at once: a section is a few
+# hundred bytes, and the views that fill them are few (protocols, environments) or come close
+# together in the page order (a run page's workload).
+RENDERED_ONCE_LIMIT = 5_000
+
+
 class Renderer:
     def __init__(self, vega_bundle: str, templates: Path = TEMPLATES):
         self.charts = ChartRenderer()
@@ -180,6 +187,7 @@ class Renderer:
         # can be imported without context, which Jinja then compiles once instead of per page.
         self._page_path = urls.INDEX
         self._shared: dict[tuple[str, int], Markup] = {}
+        self._once: dict[tuple[str, int, int], tuple[Any, Markup]] = {}
         self._templates: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.env = PageEnvironment(
             loader=FileSystemLoader(str(templates)),
@@ -197,6 +205,7 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
+            render_once=self.render_once,
         )
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
@@ -210,6 +219,21 @@ class Renderer:
         if found is None:
             found = self._shared[key] = Markup(self.env.get_template(name).render())
         return found
+
+    def render_once(self, view: Any, name: str) -> Markup:
+        """``view|render_once(name)``: the template ``name`` filled by ``view`` alone (as ``view``),
+        rendered once per view and page depth and the same text every time after. For a section
+        of a page that a shared view fills (a run's workload, protocol, environment: the same on
+        every run page of them). The view is held with its text, so its id is not reused while kept."""
+        key = (name, id(view), self._page_path.count("/"))
+        found = self._once.get(key)
+        if found is not None and found[0] is view:
+            return found[1]
+        if len(self._once) >= RENDERED_ONCE_LIMIT:
+            self._once.clear()
+        text = Markup(self._render(name, view=view))
+        self._once[key] = (view, text)
+        return text
 
     def spliced_rows(self, name: str, rows: list, **variables: Any) -> Markup:
         """Each of ``rows`` by the template ``name``, for the page being rendered: each row rendered
@@ -235,7 +259,10 @@ class Renderer:
             self.env.get_template(name)
 
     def page(self, page: Page) -> str:
-        uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
+        # The fields themselves: ``getattr(page, "scaling", None)`` on a page without the field
+        # goes through pydantic's __getattr__ and an AttributeError.
+        fields = vars(page)
+        uses_charts = bool(fields.get("scaling") or fields.get("history_chart"))
         self._page_path = page.html
         return self._render(f"{page.kind}.html", page=page, uses_charts=uses_charts)
 
@@ -360,11 +387,17 @@ def _view_json(view: View) -> str:
     parts = []
     for key, name, typed in _field_plans.get(cls) or _field_plan(cls):
         value = fields[name]
-        # Text and null inline (most fields); the rest by type.
-        if value is None:
+        kind = type(value)
+        # Text, null and finite floats inline (most fields; what _value_json and _typed_json
+        # would write); the rest by type.
+        if kind is str and typed is None:
+            parts.append(key + _string(value))
+        elif value is None:
             parts.append(key + "null")
+        elif kind is float and (typed is None or typed is float) and math.isfinite(value):
+            parts.append(key + float.__repr__(value))
         elif typed is None:
-            parts.append(key + (_string(value) if type(value) is str else _value_json(value)))
+            parts.append(key + _value_json(value))
         else:
             parts.append(key + _typed_json(value, typed))
     text = "{" + ",".join(parts) + "}"
