@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Container
 from datetime import date, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,8 +27,8 @@ from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
 from .views import (
-    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView, Page, ProtocolView,
-    RowView, SourceLink, View, WorkloadView,
+    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, KeptByIdentity, Link, OperationView, Page,
+    ProtocolView, RowView, SourceLink, View, WorkloadView,
 )
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -75,10 +76,33 @@ def metric_name(metric: str | None) -> str:
     return (metric or "value").split(":", 1)[0].capitalize()
 
 
-def pretty_json(value: Any) -> str:
+def pretty_json(value: Any, kept: Container[str] = ()) -> str:
     """Indented JSON for people (manifests on pages); keys keep the manifest's own order, as the
-    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one."""
-    return to_json_bytes(value, indent=2).decode("utf-8")
+    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one.
+
+    ``kept`` names members of ``value`` (a dict) that many pages hold as one object (fields marked
+    KeptByIdentity: a run page's protocol and environment manifests): their text is made once."""
+    if not kept:
+        return to_json_bytes(value, indent=2).decode("utf-8")
+    members = [f"  {to_json_bytes(key).decode('utf-8')}: {_member_json(item, key in kept)}" for key, item in value.items()]
+    return "{\n" + ",\n".join(members) + "\n}" if members else "{}"
+
+
+# Indented texts of kept members (pretty_json), by identity: a site has a few hundred manifests.
+_PRETTY_LIMIT = 1_000
+_pretty_texts: dict[int, tuple[Any, str]] = {}
+
+
+def _member_json(value: Any, kept: bool) -> str:
+    """``pretty_json(value)`` one level further in, as a member of an object."""
+    if kept:
+        found = _pretty_texts.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+    text = pretty_json(value).replace("\n", "\n  ")
+    if kept:
+        _keep(_pretty_texts, _PRETTY_LIMIT, value, text)
+    return text
 
 
 def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
@@ -172,6 +196,21 @@ class PageCodeGenerator(CodeGenerator):
 
 class PageEnvironment(Environment):
     code_generator_class = PageCodeGenerator
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._loaded: dict[str, Any] = {}
+
+    def _load_template(self, name: str, globals: Any) -> Any:
+        # Without auto_reload templates never change: found in a plain dict rather than Jinja's LRU
+        # cache, whose every hit takes a lock and scans a deque. A page looks up its base template
+        # and its macros each time it is rendered.
+        if self.auto_reload or globals:
+            return super()._load_template(name, globals)
+        found = self._loaded.get(name)
+        if found is None:
+            found = self._loaded[name] = super()._load_template(name, globals)
+        return found
 
 
 # Sections kept by ``Renderer.render_once`` before all are dropped at once: a section is a few
@@ -295,8 +334,9 @@ class Renderer:
 def mirror_json(page: Page) -> str:
     """``to_json(page.model_dump(mode="json"))``, byte for byte, written straight from the view
     model: sorted keys, with the text of views that many pages share (rows, implementations,
-    workloads, groups) made once. Anything it is not sure to write as pydantic and json would (a
-    float that is not finite, a type it does not know) sends the page down that slow path."""
+    workloads, groups) and of fields marked KeptByIdentity (manifests) made once. Anything it is
+    not sure to write as pydantic and json would (a float that is not finite, a type it does not
+    know) sends the page down that slow path."""
     try:
         return _view_json(page) + "\n"
     except _Unsure:
@@ -312,7 +352,7 @@ class _Unsure(Exception):
 _SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView,
                            ProtocolView, RowView, SourceLink, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
-_shared_json: dict[int, tuple[View, str]] = {}
+_shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields
 # Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000
 # runs): each is on about four ledger pages far apart in the page order (all records, its GPU's,
 # its evidence levels'), and among the other shared views, eight more of which each row brings,
@@ -322,7 +362,7 @@ _row_json: dict[int, tuple[View, str]] = {}
 # Per kept view class: where its texts are kept, and how many texts that place holds at most.
 _KEPT_JSON = {**{cls: (_shared_json, _SHARED_LIMIT) for cls in _SHARED_VIEWS}, RecordRow: (_row_json, _ROW_LIMIT)}
 # Per view class: (the JSON of its key and a colon, field name, the field's type where the value
-# alone does not say how pydantic writes it), sorted by key as json.dumps sorts.
+# alone does not say how pydantic writes it, or KeptByIdentity), sorted by key as json.dumps sorts.
 _field_plans: dict[type, list[tuple[str, str, Any]]] = {}
 # Field types whose serializer converts or checks (views built with model_construct may hold an
 # int for a float, say); any other field is written as its value's own type, as pydantic does.
@@ -353,16 +393,23 @@ else:  # pragma: no cover
 
 
 def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
-    keys = sorted((field.serialization_alias or field.alias or name, name, _TYPED_FIELDS.get(field.annotation))
+    keys = sorted((field.serialization_alias or field.alias or name, name, _field_type(field))
                   for name, field in cls.model_fields.items())
     plan = _field_plans[cls] = [(_string(key) + ":", name, typed) for key, name, typed in keys]
     return plan
+
+
+def _field_type(field: Any) -> Any:
+    """What a field's plan says of its type: KeptByIdentity, a type of _TYPED_FIELDS, or None."""
+    return KeptByIdentity if KeptByIdentity in field.metadata else _TYPED_FIELDS.get(field.annotation)
 
 
 def _typed_json(value: Any, typed: Any) -> str:
     kind = type(value)
     if value is None:
         return "null"
+    if typed is KeptByIdentity:
+        return _kept_value_json(value)
     if typed is float:
         if kind is int:  # pydantic writes a float field's int as a float
             value = float(value)
@@ -402,11 +449,25 @@ def _view_json(view: View) -> str:
             parts.append(key + _typed_json(value, typed))
     text = "{" + ",".join(parts) + "}"
     if shared is not None:
-        texts, limit = shared
-        if len(texts) >= limit:
-            texts.clear()
-        texts[id(view)] = (view, text)
+        _keep(*shared, view, text)
     return text
+
+
+def _kept_value_json(value: Any) -> str:
+    """The JSON of a value that many pages hold as one object (a field marked KeptByIdentity), made once."""
+    kept = _shared_json.get(id(value))
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    text = _value_json(value)
+    _keep(_shared_json, _SHARED_LIMIT, value, text)
+    return text
+
+
+def _keep(texts: dict[int, tuple[Any, str]], limit: int, value: Any, text: str) -> None:
+    """Keep ``text`` for ``value`` by identity, with the value (its id is not reused while kept)."""
+    if len(texts) >= limit:
+        texts.clear()
+    texts[id(value)] = (value, text)
 
 
 def _value_json(value: Any) -> str:
