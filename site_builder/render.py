@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Container
 from datetime import date, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,8 +27,8 @@ from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
 from .views import (
-    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView, Page, ProtocolView,
-    RowView, SourceLink, View, WorkloadView,
+    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, KeptByIdentity, Link, OperationView, Page,
+    ProtocolView, RowView, SourceLink, View, WorkloadView,
 )
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -75,10 +76,33 @@ def metric_name(metric: str | None) -> str:
     return (metric or "value").split(":", 1)[0].capitalize()
 
 
-def pretty_json(value: Any) -> str:
+def pretty_json(value: Any, kept: Container[str] = ()) -> str:
     """Indented JSON for people (manifests on pages); keys keep the manifest's own order, as the
-    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one."""
-    return to_json_bytes(value, indent=2).decode("utf-8")
+    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one.
+
+    ``kept`` names members of ``value`` (a dict) that many pages hold as one object (fields marked
+    KeptByIdentity: a run page's protocol and environment manifests): their text is made once."""
+    if not kept:
+        return to_json_bytes(value, indent=2).decode("utf-8")
+    members = [f"  {to_json_bytes(key).decode('utf-8')}: {_member_json(item, key in kept)}" for key, item in value.items()]
+    return "{\n" + ",\n".join(members) + "\n}" if members else "{}"
+
+
+# Indented texts of kept members (pretty_json), by identity: a site has a few hundred manifests.
+_PRETTY_LIMIT = 1_000
+_pretty_texts: dict[int, tuple[Any, str]] = {}
+
+
+def _member_json(value: Any, kept: bool) -> str:
+    """``pretty_json(value)`` one level further in, as a member of an object."""
+    if kept:
+        found = _pretty_texts.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+    text = pretty_json(value).replace("\n", "\n  ")
+    if kept:
+        _keep(_pretty_texts, _PRETTY_LIMIT, value, text)
+    return text
 
 
 def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
@@ -99,14 +123,15 @@ def fast_escape(value: Any) -> str:
     """``escape`` for a value a template prints, as text rather than Markup: what a template prints
     is only ever joined into the page, so the Markup wrapper (a Python-level ``__new__``, a third
     of escape's cost) buys nothing. Same characters escaped, same text: ints and floats print
-    digits, signs, dots and letters only; Markup is already escaped; everything else goes to
+    digits, signs, dots and letters only, and dates digits and dashes (the as-of date is on every
+    page, some of them several times); Markup is already escaped; everything else goes to
     ``escape`` itself."""
     kind = type(value)
     if kind is str:
         return escape_text(value)
     if kind is Markup:
         return value
-    if kind is int or kind is float:
+    if kind is int or kind is float or kind is date:
         return str(value)
     return escape(value)
 
@@ -172,6 +197,27 @@ class PageCodeGenerator(CodeGenerator):
 class PageEnvironment(Environment):
     code_generator_class = PageCodeGenerator
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._loaded: dict[str, Any] = {}
+
+    def _load_template(self, name: str, globals: Any) -> Any:
+        # Without auto_reload templates never change: found in a plain dict rather than Jinja's LRU
+        # cache, whose every hit takes a lock and scans a deque. A page looks up its base template
+        # and its macros each time it is rendered.
+        if self.auto_reload or globals:
+            return super()._load_template(name, globals)
+        found = self._loaded.get(name)
+        if found is None:
+            found = self._loaded[name] = super()._load_template(name, globals)
+        return found
+
+
+# Sections kept by ``Renderer.render_once`` before all are dropped at once: a section is a few
+# hundred bytes, and the views that fill them are few (protocols, environments) or come close
+# together in the page order (a run page's workload).
+RENDERED_ONCE_LIMIT = 5_000
+
 
 class Renderer:
     def __init__(self, vega_bundle: str, templates: Path = TEMPLATES):
@@ -180,6 +226,7 @@ class Renderer:
         # can be imported without context, which Jinja then compiles once instead of per page.
         self._page_path = urls.INDEX
         self._shared: dict[tuple[str, int], Markup] = {}
+        self._once: dict[tuple[str, int, int], tuple[Any, Markup]] = {}
         self._templates: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.env = PageEnvironment(
             loader=FileSystemLoader(str(templates)),
@@ -197,6 +244,7 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
+            render_once=self.render_once,
         )
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
@@ -210,6 +258,21 @@ class Renderer:
         if found is None:
             found = self._shared[key] = Markup(self.env.get_template(name).render())
         return found
+
+    def render_once(self, view: Any, name: str) -> Markup:
+        """``view|render_once(name)``: the template ``name`` filled by ``view`` alone (as ``view``),
+        rendered once per view and page depth and the same text every time after. For a section
+        of a page that a shared view fills (a run's workload, protocol, environment: the same on
+        every run page of them). The view is held with its text, so its id is not reused while kept."""
+        key = (name, id(view), self._page_path.count("/"))
+        found = self._once.get(key)
+        if found is not None and found[0] is view:
+            return found[1]
+        if len(self._once) >= RENDERED_ONCE_LIMIT:
+            self._once.clear()
+        text = Markup(self._render(name, view=view))
+        self._once[key] = (view, text)
+        return text
 
     def spliced_rows(self, name: str, rows: list, **variables: Any) -> Markup:
         """Each of ``rows`` by the template ``name``, for the page being rendered: each row rendered
@@ -235,7 +298,10 @@ class Renderer:
             self.env.get_template(name)
 
     def page(self, page: Page) -> str:
-        uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
+        # The fields themselves: ``getattr(page, "scaling", None)`` on a page without the field
+        # goes through pydantic's __getattr__ and an AttributeError.
+        fields = vars(page)
+        uses_charts = bool(fields.get("scaling") or fields.get("history_chart"))
         self._page_path = page.html
         return self._render(f"{page.kind}.html", page=page, uses_charts=uses_charts)
 
@@ -268,8 +334,9 @@ class Renderer:
 def mirror_json(page: Page) -> str:
     """``to_json(page.model_dump(mode="json"))``, byte for byte, written straight from the view
     model: sorted keys, with the text of views that many pages share (rows, implementations,
-    workloads, groups) made once. Anything it is not sure to write as pydantic and json would (a
-    float that is not finite, a type it does not know) sends the page down that slow path."""
+    workloads, groups) and of fields marked KeptByIdentity (manifests) made once. Anything it is
+    not sure to write as pydantic and json would (a float that is not finite, a type it does not
+    know) sends the page down that slow path."""
     try:
         return _view_json(page) + "\n"
     except _Unsure:
@@ -285,7 +352,7 @@ class _Unsure(Exception):
 _SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView,
                            ProtocolView, RowView, SourceLink, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
-_shared_json: dict[int, tuple[View, str]] = {}
+_shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields
 # Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000
 # runs): each is on about four ledger pages far apart in the page order (all records, its GPU's,
 # its evidence levels'), and among the other shared views, eight more of which each row brings,
@@ -295,7 +362,7 @@ _row_json: dict[int, tuple[View, str]] = {}
 # Per kept view class: where its texts are kept, and how many texts that place holds at most.
 _KEPT_JSON = {**{cls: (_shared_json, _SHARED_LIMIT) for cls in _SHARED_VIEWS}, RecordRow: (_row_json, _ROW_LIMIT)}
 # Per view class: (the JSON of its key and a colon, field name, the field's type where the value
-# alone does not say how pydantic writes it), sorted by key as json.dumps sorts.
+# alone does not say how pydantic writes it, or KeptByIdentity), sorted by key as json.dumps sorts.
 _field_plans: dict[type, list[tuple[str, str, Any]]] = {}
 # Field types whose serializer converts or checks (views built with model_construct may hold an
 # int for a float, say); any other field is written as its value's own type, as pydantic does.
@@ -326,16 +393,23 @@ else:  # pragma: no cover
 
 
 def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
-    keys = sorted((field.serialization_alias or field.alias or name, name, _TYPED_FIELDS.get(field.annotation))
+    keys = sorted((field.serialization_alias or field.alias or name, name, _field_type(field))
                   for name, field in cls.model_fields.items())
     plan = _field_plans[cls] = [(_string(key) + ":", name, typed) for key, name, typed in keys]
     return plan
+
+
+def _field_type(field: Any) -> Any:
+    """What a field's plan says of its type: KeptByIdentity, a type of _TYPED_FIELDS, or None."""
+    return KeptByIdentity if KeptByIdentity in field.metadata else _TYPED_FIELDS.get(field.annotation)
 
 
 def _typed_json(value: Any, typed: Any) -> str:
     kind = type(value)
     if value is None:
         return "null"
+    if typed is KeptByIdentity:
+        return _kept_value_json(value)
     if typed is float:
         if kind is int:  # pydantic writes a float field's int as a float
             value = float(value)
@@ -360,20 +434,40 @@ def _view_json(view: View) -> str:
     parts = []
     for key, name, typed in _field_plans.get(cls) or _field_plan(cls):
         value = fields[name]
-        # Text and null inline (most fields); the rest by type.
-        if value is None:
+        kind = type(value)
+        # Text, null and finite floats inline (most fields; what _value_json and _typed_json
+        # would write); the rest by type.
+        if kind is str and typed is None:
+            parts.append(key + _string(value))
+        elif value is None:
             parts.append(key + "null")
+        elif kind is float and (typed is None or typed is float) and math.isfinite(value):
+            parts.append(key + float.__repr__(value))
         elif typed is None:
-            parts.append(key + (_string(value) if type(value) is str else _value_json(value)))
+            parts.append(key + _value_json(value))
         else:
             parts.append(key + _typed_json(value, typed))
     text = "{" + ",".join(parts) + "}"
     if shared is not None:
-        texts, limit = shared
-        if len(texts) >= limit:
-            texts.clear()
-        texts[id(view)] = (view, text)
+        _keep(*shared, view, text)
     return text
+
+
+def _kept_value_json(value: Any) -> str:
+    """The JSON of a value that many pages hold as one object (a field marked KeptByIdentity), made once."""
+    kept = _shared_json.get(id(value))
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    text = _value_json(value)
+    _keep(_shared_json, _SHARED_LIMIT, value, text)
+    return text
+
+
+def _keep(texts: dict[int, tuple[Any, str]], limit: int, value: Any, text: str) -> None:
+    """Keep ``text`` for ``value`` by identity, with the value (its id is not reused while kept)."""
+    if len(texts) >= limit:
+        texts.clear()
+    texts[id(value)] = (value, text)
 
 
 def _value_json(value: Any) -> str:

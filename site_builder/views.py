@@ -11,12 +11,22 @@ Field names are snake_case here and camelCase in JSON, like the manifests the mi
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from pydantic.alias_generators import to_camel
 
 MIRROR_VERSION = "1.0.0"
+
+
+class KeptByIdentity:
+    """Marks a field whose value many pages hold as one object: its texts are made once
+    (render.mirror_json and the HTML keep them by identity)."""
+
+
+# A canonical manifest that many pages embed (a protocol's, an environment's), as ViewFactory built
+# it once: a page holds that very dict, where validating would check and copy it for every page.
+SharedManifest = Annotated[dict[str, Any], SkipValidation, KeptByIdentity]
 
 
 class View(BaseModel):
@@ -396,8 +406,8 @@ class RunDetails(View):
 class RunPage(Page):
     kind: Literal["run"] = "run"
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
-    protocol: dict[str, Any] = Field(description="the canonical BenchmarkProtocol manifest")
-    environment: dict[str, Any] = Field(description="the canonical ExecutionEnvironment manifest")
+    protocol: SharedManifest = Field(description="the canonical BenchmarkProtocol manifest")
+    environment: SharedManifest = Field(description="the canonical ExecutionEnvironment manifest")
     details: RunDetails
 
 

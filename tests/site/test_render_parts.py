@@ -243,3 +243,49 @@ def test_ledger_row_json_outlives_the_other_shared_views():
         mirror_json(Link(title=str(number), url="x.html"))
     assert render._row_json[id(row)] == (row, text[:-1])
     assert text == to_json(row.model_dump(mode="json"))
+
+
+# -- Run pages: sections, manifests and dates made once (issue 8) ---------------------------------
+
+def test_sections_rendered_once_are_the_sections_rendered_for_each_page(bundled_pages):
+    renderer = Renderer(vega_bundle="vega.js")
+    runs = [page for page in bundled_pages if page.kind == "run"]
+    sections = ("_run_workload.html", "_run_protocol.html", "_run_environment.html")
+    for page in runs + runs:  # the second time round from the kept texts
+        renderer._page_path = page.html
+        views = (page.details.workload, page.details.protocol, page.details.environment)
+        for view, name in zip(views, sections):
+            assert renderer.render_once(view, name) == renderer._render(name, view=view), (page.html, name)
+    environment = runs[0].details.environment
+    assert 'href="../environments/' in renderer.render_once(environment, "_run_environment.html")
+    renderer._page_path = urls.INDEX  # a page at another depth has links of its own
+    assert 'href="environments/' in renderer.render_once(environment, "_run_environment.html")
+
+
+def test_run_pages_hold_their_protocol_and_environment_manifests_as_built_once(bundled_pages):
+    runs = [page for page in bundled_pages if page.kind == "run"]
+    by_protocol = {}
+    for page in runs:
+        assert by_protocol.setdefault(page.details.protocol.name, page.protocol) is page.protocol
+    assert len(by_protocol) < len(runs)
+
+
+def test_pretty_json_with_kept_members_is_pretty_json():
+    from site_builder.render import pretty_json
+
+    run = {"apiVersion": "v1", "spec": {"list": [1, {"text": "x\ny <&> ü"}], "empty": {}, "none": [], "ratio": 1.5}}
+    shared = {"kind": "BenchmarkProtocol", "spec": {"nested": {"deep": [True, None]}}}
+    value = {"run": run, "protocol": shared, "environment": {}}
+    for _ in range(2):  # the second time with the shared members' texts kept
+        assert pretty_json(value, kept=("protocol", "environment")) == pretty_json(value)
+    assert pretty_json({}, kept=("protocol",)) == pretty_json({}) == "{}"
+
+
+def test_day_is_strftime():
+    from site_builder.formatting import day
+
+    moments = [date(2026, 1, 2), date(999, 12, 31), date(5, 6, 7), datetime(2024, 2, 29, 23, 59, tzinfo=timezone.utc),
+               datetime(1, 1, 1)]
+    for moment in moments:
+        assert day(moment) == moment.strftime("%Y-%m-%d")
+    assert day("2026-01-02T03:04:05Z") == "2026-01-02" and day(None) == "–"
