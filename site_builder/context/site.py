@@ -7,6 +7,8 @@ from collections.abc import Callable
 from functools import partial
 
 from .. import urls
+from ..bulkload import paused_gc
+from ..derive.leaderboard import Cohort
 from ..derive.challenges import CHALLENGE_TITLES, GAP
 from ..views import (
     ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
@@ -60,9 +62,10 @@ def challenges_tasks(factory: ViewFactory) -> list[Callable[[], list[ChallengesP
     totals = {kind: len(found) for kind, found in by_kind.items()}
 
     def rows(found: list) -> list[ChallengeRow]:
-        return [ChallengeRow(kind=c.kind, operation=factory.operation_link(board.cohorts[c.cohort].operation),
-                             workload=factory.workload_link(board.cohorts[c.cohort].workload),
-                             cohort=factory.cohort_summary(board.cohorts[c.cohort])) for c in found]
+        # Each row brings a group's summary and its leader's row, views without reference cycles
+        # made by the thousand: the collector, left on, walked them again and again meanwhile.
+        with paused_gc():
+            return [_challenge_row(factory, c.kind, board.cohorts[c.cohort]) for c in found]
 
     def overview() -> list[ChallengesPage]:
         return [ChallengesPage(
@@ -84,6 +87,11 @@ def challenges_tasks(factory: ViewFactory) -> list[Callable[[], list[ChallengesP
         links = [Link(title=f"Page {n}", url=urls.challenges(kind, n)) for n in range(1, count + 1)]
         tasks += [partial(full_list, kind, number, links) for number in range(1, count + 1)]
     return tasks
+
+
+def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> ChallengeRow:
+    return ChallengeRow(kind=kind, operation=factory.operation_link(cohort.operation),
+                        workload=factory.workload_link(cohort.workload), cohort=factory.cohort_summary(cohort))
 
 
 def _coverage(factory: ViewFactory) -> dict:
