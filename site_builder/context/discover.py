@@ -22,6 +22,7 @@ from ..discover.views import (
     GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
     RecordRun, RecordsPage, SearchPage,
 )
+from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
 from ..views import Link, Page, View
@@ -124,7 +125,9 @@ class DiscoverContext:
         return found
 
     def record_row(self, entry: LedgerEntry) -> RecordRow:
-        """One row per ledger entry, built once: a row appears on several filtered pages."""
+        """One row per ledger entry, built once: a row appears on several filtered pages. It reads
+        the entry, its group and data every page reads, and nothing else: a ledger page is signed
+        by what ``signatures.RowSignatures.group`` hashes of each group it shows."""
         key = (entry.group.key, entry.run.name)
         found = self._record_rows.get(key)
         if found is None:
@@ -146,16 +149,21 @@ class DiscoverContext:
 PageTask = Callable[[], Iterable[Page]]
 
 
-def discover_tasks(factory: ViewFactory) -> list[PageTask]:
+def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[PageTask]:
     """The finding pages as tasks, one page each (the ledger's pages are many at scale), so the
     renderer can spread them over workers. What every task shares (the ledger, its filters) is
-    derived here, before workers fork, so each worker starts with it."""
+    derived here, before workers fork, so each worker starts with it. With ``signer``, the ledger's
+    pages are signed by what they show (``signatures``): a rebuild skips those that cannot differ."""
     context = DiscoverContext(factory)
     plans = records_plan(context)  # the ledger, every filter's entries
     for shared in ("cohorts_by_gpu", "runs_by_gpu", "gpu_by_slug", "records_held", "best_rank"):
         getattr(context.found, shared)
     tasks: list[PageTask] = [lambda: (search_page(context),)]
     tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
+    if signer is not None:
+        lists: dict[int, str] = {}
+        tasks[1:] = [signer.signed(_records_reads(context, plan, signer, lists), task, _records_url(plan))
+                     for plan, task in zip(plans, tasks[1:])]
     tasks.append(lambda: (gpus_page(context),))
     tasks += [lambda key=key: (gpu_page(context, key),) for key in context.found.gpus]
     tasks.append(lambda: (models_page(context),))
@@ -292,6 +300,31 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
     return plans
 
 
+def _records_url(plan: RecordsPlan) -> str:
+    return urls.records(plan.view, plan.chosen.facet if plan.chosen.facet != "all" else None, plan.chosen.value,
+                        plan.number)
+
+
+def _records_reads(context: DiscoverContext, plan: RecordsPlan, signer: RowSignatures, lists: dict[int, str]
+                   ) -> list[str | bytes]:
+    """What a ledger page shows, for its signature: its view, filter, counts and pager as they are,
+    and for each row the digest of its group (``signatures.group``: all a row reads of the group)
+    and which record of the group it is. The filters and pager of a view and filter are on each
+    of its pages, hundreds at 100,000 runs: their text is made once (``lists``, by the pager's id)."""
+    shown = lists.get(id(plan.pages))
+    if shown is None:
+        shown = lists[id(plan.pages)] = repr((plan.filters, plan.pages))
+    return [plan.view, repr(plan.chosen), str(plan.total), str(plan.number), shown,
+            _rows_read(context, signer, plan.entries), _rows_read(context, signer, plan.breaks)]
+
+
+def _rows_read(context: DiscoverContext, signer: RowSignatures, entries: Sequence[LedgerEntry]) -> bytes:
+    """Per entry: its group's digest (32 bytes) and the record it is, a line (run names hold no newline)."""
+    cohorts = context.board.cohorts
+    return b"".join([signer.group(cohorts[e.group.key]) + (
+        f"{e.run.name}\t{e.previous.name if e.previous else ''}\t{e.current}\n").encode() for e in entries])
+
+
 def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
     chosen, view, number = plan.chosen, plan.view, plan.number
     facet = chosen.facet if chosen.facet != "all" else None
@@ -305,7 +338,7 @@ def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
         rows = [context.record_row(e) for e in plan.entries]
         breaks = [context.record_row(e) for e in plan.breaks]
     return RecordsPage(
-        **context.page("records", title, urls.records(view, facet, chosen.value, number)),
+        **context.page("records", title, _records_url(plan)),
         view=view, filter=chosen.model_copy(update={"selected": True}), filters=plan.filters,
         views=[Link(title="Current records", url=urls.records("current", facet, chosen.value)),
                Link(title="Record history", url=urls.records("history", facet, chosen.value))],
