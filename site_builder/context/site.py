@@ -96,7 +96,7 @@ def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) 
                 # Each row is its group's summary: the group's digest is all it reads of the data.
                 shown = b"".join([signer.group(board.cohorts[c.cohort]) for c in chunk])
                 task = signer.signed([kind, str(number), str(totals[kind]), pager, shown], task,
-                                          urls.challenges(kind, number))
+                                     urls.challenges(kind, number))
             tasks.append(task)
     return tasks
 
