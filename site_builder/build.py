@@ -126,7 +126,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
     mirrors = MirrorIndex()
     signatures = PageSignatures(board, renderer_fingerprint)
-    tasks = page_tasks(board, _methodology(renderer, as_of_date), sign=signatures.signed)
+    tasks = page_tasks(board, _methodology(renderer, as_of_date), sign=signatures.signed, rows=signatures.rows())
     with_charts: list[str] = []
     signed_pages: dict[str, list[PageRecord]] = {}
     pages = rendered = built = 0

@@ -18,6 +18,17 @@ workloads, and a group's label depends on its sibling groups. A superseding run 
 kernel is named in the superseded run's part, so adding or removing it changes that part too. A
 change to one run thus rebuilds the pages of one kernel; a change to anything else, all of them.
 
+The records ledger and the challenge lists cut across every kernel (a page of 200 rows has rows
+of a hundred kernels), so they are signed finer, by the comparison groups whose rows they show
+(``RowSignatures``). A row of a group (ledger row: ``context/discover.record_row``; challenge row:
+``factory.cohort_summary``) reads, besides the global part: the group's runs and what they
+derive within the group (ranks, record history, evidence levels, which count the group's other
+runs), the run files themselves (install labels, native metrics), what supersedes them, and two
+things derived across groups: the group's label (which depends on its sibling groups) and its
+kernel's headline workload (which decides the workload's URL). ``group`` hashes exactly these;
+what else such a page shows (which rows, in what order, its filters, counts and pager) is
+decided while planning, and the page's signature hashes that as it is.
+
 Each entity counts by the bytes of its file (the parse cache's content key), so any edit to it,
 metadata included, changes the signature. ``tests/scale/test_incremental_build.py`` checks that
 builds reusing pages by signature equal builds from scratch.
@@ -29,7 +40,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .derive.leaderboard import Leaderboard
+from .derive.leaderboard import Cohort, Leaderboard
 from .link import Entity
 from .views import Page
 
@@ -59,6 +70,7 @@ class PageSignatures:
         superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
         by_operation: dict[str, list[tuple[str, str, str]]] = {}
         runs = catalog.of(RUN_KIND)
+        self._board, self._run_files, self._superseded_by = board, runs, superseded_by
         for run in board.runs.values():
             by_operation.setdefault(run.operation, []).append(
                 (run.name, _content(runs[run.name]), superseded_by.get(run.name, "")))
@@ -71,6 +83,47 @@ class PageSignatures:
     def signed(self, operation: str, task: Callable[[], Iterable[Page]], page: str) -> SignedTask:
         """``task``, marked with its kernel's signature and the page it builds (one task, one page)."""
         return SignedTask(hashlib.sha256(f"{self.operation(operation)}|{page}".encode()).hexdigest(), task)
+
+    def rows(self) -> RowSignatures:
+        """What signs the pages of rows from many groups, for one planning of the pages: it keeps
+        a digest per group (some 55,000 at 100,000 runs) until it is dropped."""
+        return RowSignatures(self._shared, self._board, self._run_files, self._superseded_by)
+
+
+class RowSignatures:
+    """Signatures of the records ledger's and the challenge lists' pages (module docstring)."""
+
+    def __init__(self, shared: str, board: Leaderboard, run_files: dict[str, Entity], superseded_by: dict[str, str]):
+        self._shared, self._board, self._run_files, self._superseded_by = shared, board, run_files, superseded_by
+        self._headlines: dict[str, str] = {}
+        self._groups: dict[str, bytes] = {}
+
+    def group(self, cohort: Cohort) -> bytes:
+        """What a row of the group ``cohort`` reads beyond the global part, hashed: its key and label,
+        its kernel's headline workload, and each of its runs' file and superseding run."""
+        found = self._groups.get(cohort.key)
+        if found is None:
+            digest = hashlib.sha256(f"{cohort.key}\0{cohort.label}\0{self._headline(cohort.operation)}".encode())
+            for name in sorted(run.name for run in cohort.runs):
+                digest.update(f"\0{name}\t{_content(self._run_files[name])}\t{self._superseded_by.get(name, '')}".encode())
+            found = self._groups[cohort.key] = digest.digest()
+        return found
+
+    def _headline(self, operation: str) -> str:
+        found = self._headlines.get(operation)
+        if found is None:
+            found = self._headlines[operation] = repr(self._board.headline_workload(self._board.catalog.operations[operation]))
+        return found
+
+    def signed(self, reads: Iterable[str | bytes], task: Callable[[], Iterable[Page]], page: str) -> SignedTask:
+        """``task``, marked with a signature of the global part, the page it builds (one task, one
+        page) and ``reads``: everything else its page shows, as text, with ``group`` for each group
+        whose rows it shows."""
+        digest = hashlib.sha256(f"{self._shared}|{page}".encode())
+        for part in reads:
+            data = part if isinstance(part, bytes) else part.encode()
+            digest.update(b"\0%d\0" % len(data) + data)
+        return SignedTask(digest.hexdigest(), task)
 
 
 def _content(entity: Entity) -> str:

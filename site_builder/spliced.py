@@ -21,8 +21,8 @@ from markupsafe import Markup
 
 MARK = "\x00"
 # Rows kept, with their pieces, before all are dropped at once: room for every ledger row of a site
-# of 100,000 runs (some 70,000, in two variants at most: with and without "since beaten").
-ROW_LIMIT = 150_000
+# of 100,000 runs (some 70,000; a row reads the same in every view, so each is kept once).
+ROW_LIMIT = 100_000
 
 
 class RowSplicer:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
+from ..signatures import RowSignatures
 from ..views import Page
 from .catalog import (
     CatalogIndex, environment_pages, hardware_pages, implementation_tasks, listing_pages, protocol_pages, source_pages,
@@ -28,14 +29,16 @@ def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
 
 
-def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned) -> list[PageTask]:
+def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned,
+               rows: RowSignatures | None = None) -> list[PageTask]:
     """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
-    implementation pages) for a rebuild to skip (``signatures``)."""
+    implementation pages) for a rebuild to skip (``signatures``); ``rows`` those of the pages of
+    rows from many kernels' groups (records ledger, challenge lists)."""
     with paused_gc(keep=True):  # 160,000 tasks at 100k runs, kept until the pages are rendered
-        return _page_tasks(board, methodology_markdown, sign)
+        return _page_tasks(board, methodology_markdown, sign, rows)
 
 
-def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign) -> list[PageTask]:
+def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign, rows: RowSignatures | None) -> list[PageTask]:
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     return [
@@ -49,9 +52,9 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign) -> li
         lambda: protocol_pages(factory, index),
         lambda: source_pages(factory, index),
         lambda: listing_pages(factory, index),
-        *challenges_tasks(factory),
+        *challenges_tasks(factory, rows),
         _one(lambda: methodology_page(factory, methodology_markdown)),
-        *discover_tasks(factory),  # search, records, GPUs, models, compare (issue 9)
+        *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
     ]
 
 

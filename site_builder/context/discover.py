@@ -6,8 +6,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, TypeVar
 
 from .. import urls
+from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
@@ -20,9 +22,10 @@ from ..discover.views import (
     GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
     RecordRun, RecordsPage, SearchPage,
 )
+from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
-from ..views import Link, Page
+from ..views import Link, Page, View
 from .common import ViewFactory
 
 FACETS = [
@@ -42,6 +45,21 @@ FACETS = [
 ]
 
 
+V = TypeVar("V", bound=View)
+
+
+def unchecked(blank: V, **fields: Any) -> V:
+    """``type(blank).model_construct(**fields)``, for every field of ``blank`` by name, in half the
+    time: a copy of ``blank`` (made by ``model_construct()``) with the fields filled in. Nothing is
+    checked or converted (an int stays an int): for views built from checked facts, which the
+    ledger repeats tens of thousands of times."""
+    return blank.model_copy(update=fields)
+
+
+_BLANK_RUN = RecordRun.model_construct()
+_BLANK_ROW = RecordRow.model_construct()
+
+
 class DiscoverContext:
     """View helpers for the finding pages, on top of the shared ViewFactory."""
 
@@ -52,6 +70,7 @@ class DiscoverContext:
         self.found: Discovery = discovery(self.board)
         self._record_runs: dict[str, RecordRun] = {}
         self._record_rows: dict[tuple[str, str], RecordRow] = {}
+        self._implementation_links: dict[str, Link] = {}
 
     def page(self, kind: str, title: str, html: str) -> dict:
         return self.factory.page_fields(kind, title, html)
@@ -89,22 +108,33 @@ class DiscoverContext:
         found = self._record_runs.get(run.name)
         if found is None:
             implementation = self.factory.implementation(run.implementation)
-            # model_construct: the ledger repeats tens of thousands of rows built from checked facts.
-            found = self._record_runs[run.name] = RecordRun.model_construct(
+            found = self._record_runs[run.name] = unchecked(
+                _BLANK_RUN,
                 run=run.name, url=urls.run(run.name), value=run.value, unit=run.unit, statistic=run.statistic,
-                implementation=Link(title=implementation.title, url=implementation.url), baseline=implementation.baseline,
+                implementation=self._implementation_link(run.implementation), baseline=implementation.baseline,
                 evidence=run.evidence, source=implementation.source_url is not None, license=implementation.license,
                 observed_at=run.observed_at)
         return found
 
+    def _implementation_link(self, name: str) -> Link:
+        """One link per implementation, shared by all its runs' rows (and its JSON written once)."""
+        found = self._implementation_links.get(name)
+        if found is None:
+            implementation = self.factory.implementation(name)
+            found = self._implementation_links[name] = Link(title=implementation.title, url=implementation.url)
+        return found
+
     def record_row(self, entry: LedgerEntry) -> RecordRow:
-        """One row per ledger entry, built once: a row appears on several filtered pages."""
+        """One row per ledger entry, built once: a row appears on several filtered pages. It reads
+        the entry, its group and data every page reads, and nothing else: a ledger page is signed
+        by what ``signatures.RowSignatures.group`` hashes of each group it shows."""
         key = (entry.group.key, entry.run.name)
         found = self._record_rows.get(key)
         if found is None:
             cohort = self.board.cohorts[entry.group.key]
             factory = self.factory
-            found = self._record_rows[key] = RecordRow.model_construct(
+            found = self._record_rows[key] = unchecked(
+                _BLANK_ROW,
                 operation=factory.operation_link(cohort.operation), workload=factory.workload_link(cohort.workload),
                 cohort=factory.cohort_link(cohort), gpu=entry.group.gpu,
                 gpu_label=self.found.gpu_by_slug[entry.group.gpu].label, row=self.record_run(entry.run),
@@ -119,16 +149,21 @@ class DiscoverContext:
 PageTask = Callable[[], Iterable[Page]]
 
 
-def discover_tasks(factory: ViewFactory) -> list[PageTask]:
+def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[PageTask]:
     """The finding pages as tasks, one page each (the ledger's pages are many at scale), so the
     renderer can spread them over workers. What every task shares (the ledger, its filters) is
-    derived here, before workers fork, so each worker starts with it."""
+    derived here, before workers fork, so each worker starts with it. With ``signer``, the ledger's
+    pages are signed by what they show (``signatures``): a rebuild skips those that cannot differ."""
     context = DiscoverContext(factory)
     plans = records_plan(context)  # the ledger, every filter's entries
     for shared in ("cohorts_by_gpu", "runs_by_gpu", "gpu_by_slug", "records_held", "best_rank"):
         getattr(context.found, shared)
     tasks: list[PageTask] = [lambda: (search_page(context),)]
     tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
+    if signer is not None:
+        lists: dict[int, str] = {}
+        tasks[1:] = [signer.signed(_records_reads(context, plan, signer, lists), task, _records_url(plan))
+                     for plan, task in zip(plans, tasks[1:])]
     tasks.append(lambda: (gpus_page(context),))
     tasks += [lambda key=key: (gpu_page(context, key),) for key in context.found.gpus]
     tasks.append(lambda: (models_page(context),))
@@ -265,6 +300,31 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
     return plans
 
 
+def _records_url(plan: RecordsPlan) -> str:
+    return urls.records(plan.view, plan.chosen.facet if plan.chosen.facet != "all" else None, plan.chosen.value,
+                        plan.number)
+
+
+def _records_reads(context: DiscoverContext, plan: RecordsPlan, signer: RowSignatures, lists: dict[int, str]
+                   ) -> list[str | bytes]:
+    """What a ledger page shows, for its signature: its view, filter, counts and pager as they are,
+    and for each row the digest of its group (``signatures.group``: all a row reads of the group)
+    and which record of the group it is. The filters and pager of a view and filter are on each
+    of its pages, hundreds at 100,000 runs: their text is made once (``lists``, by the pager's id)."""
+    shown = lists.get(id(plan.pages))
+    if shown is None:
+        shown = lists[id(plan.pages)] = repr((plan.filters, plan.pages))
+    return [plan.view, repr(plan.chosen), str(plan.total), str(plan.number), shown,
+            _rows_read(context, signer, plan.entries), _rows_read(context, signer, plan.breaks)]
+
+
+def _rows_read(context: DiscoverContext, signer: RowSignatures, entries: Sequence[LedgerEntry]) -> bytes:
+    """Per entry: its group's digest (32 bytes) and the record it is, a line (run names hold no newline)."""
+    cohorts = context.board.cohorts
+    return b"".join([signer.group(cohorts[e.group.key]) + (
+        f"{e.run.name}\t{e.previous.name if e.previous else ''}\t{e.current}\n").encode() for e in entries])
+
+
 def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
     chosen, view, number = plan.chosen, plan.view, plan.number
     facet = chosen.facet if chosen.facet != "all" else None
@@ -272,14 +332,17 @@ def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
     title = what if facet is None else f"{what} · {chosen.title}"
     if len(plan.pages) > 1:
         title += f" · page {number} of {len(plan.pages)}"
+    # Rows hold no reference cycles, and most outlive the page (kept for the other pages that show
+    # them): the collector, left on, walked them again and again while they were made.
+    with paused_gc():
+        rows = [context.record_row(e) for e in plan.entries]
+        breaks = [context.record_row(e) for e in plan.breaks]
     return RecordsPage(
-        **context.page("records", title, urls.records(view, facet, chosen.value, number)),
+        **context.page("records", title, _records_url(plan)),
         view=view, filter=chosen.model_copy(update={"selected": True}), filters=plan.filters,
         views=[Link(title="Current records", url=urls.records("current", facet, chosen.value)),
                Link(title="Record history", url=urls.records("history", facet, chosen.value))],
-        total=plan.total, page_number=number, pages=plan.pages,
-        rows=[context.record_row(e) for e in plan.entries], breaks=[context.record_row(e) for e in plan.breaks],
-        feed=urls.RECORDS_FEED,
+        total=plan.total, page_number=number, pages=plan.pages, rows=rows, breaks=breaks, feed=urls.RECORDS_FEED,
     )
 
 

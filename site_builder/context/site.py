@@ -7,7 +7,10 @@ from collections.abc import Callable
 from functools import partial
 
 from .. import urls
+from ..bulkload import paused_gc
+from ..derive.leaderboard import Cohort
 from ..derive.challenges import CHALLENGE_TITLES, GAP
+from ..signatures import RowSignatures
 from ..views import (
     ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
@@ -45,11 +48,13 @@ def _first_paragraph(text: str | None) -> str | None:
     return text.split("\n\n", 1)[0].strip() if text else None
 
 
-def challenges_tasks(factory: ViewFactory) -> list[Callable[[], list[ChallengesPage]]]:
+def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[Callable[[], list[ChallengesPage]]]:
     """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
     each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
     the site (a site of 100,000 runs has tens of thousands of stale records). Sorted once here,
-    before the render workers fork; one task a page, so the workers share the pages."""
+    before the render workers fork; one task a page, so the workers share the pages. With
+    ``signer``, the full lists are signed by what they show (``signatures``); the overview, whose
+    coverage table counts every group, is built every time."""
     board = factory.board
     by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
     for challenge in board.cohort_challenges:
@@ -60,9 +65,10 @@ def challenges_tasks(factory: ViewFactory) -> list[Callable[[], list[ChallengesP
     totals = {kind: len(found) for kind, found in by_kind.items()}
 
     def rows(found: list) -> list[ChallengeRow]:
-        return [ChallengeRow(kind=c.kind, operation=factory.operation_link(board.cohorts[c.cohort].operation),
-                             workload=factory.workload_link(board.cohorts[c.cohort].workload),
-                             cohort=factory.cohort_summary(board.cohorts[c.cohort])) for c in found]
+        # Each row brings a group's summary and its leader's row, views without reference cycles
+        # made by the thousand: the collector, left on, walked them again and again meanwhile.
+        with paused_gc():
+            return [_challenge_row(factory, c.kind, board.cohorts[c.cohort]) for c in found]
 
     def overview() -> list[ChallengesPage]:
         return [ChallengesPage(
@@ -82,8 +88,24 @@ def challenges_tasks(factory: ViewFactory) -> list[Callable[[], list[ChallengesP
     for kind, found in by_kind.items():
         count = max(1, -(-len(found) // LIST_LIMIT))
         links = [Link(title=f"Page {n}", url=urls.challenges(kind, n)) for n in range(1, count + 1)]
-        tasks += [partial(full_list, kind, number, links) for number in range(1, count + 1)]
+        pager = repr(links)
+        for number in range(1, count + 1):
+            task: Callable[[], list[ChallengesPage]] = partial(full_list, kind, number, links)
+            if signer is not None:
+                chunk = found[(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
+                # Each row is its group's summary: the group's digest is all it reads of the data.
+                shown = b"".join([signer.group(board.cohorts[c.cohort]) for c in chunk])
+                task = signer.signed([kind, str(number), str(totals[kind]), pager, shown], task,
+                                     urls.challenges(kind, number))
+            tasks.append(task)
     return tasks
+
+
+def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> ChallengeRow:
+    """Reads the group and data every page reads, and nothing else: a challenge list is signed by
+    what ``signatures.RowSignatures.group`` hashes of each group it shows."""
+    return ChallengeRow(kind=kind, operation=factory.operation_link(cohort.operation),
+                        workload=factory.workload_link(cohort.workload), cohort=factory.cohort_summary(cohort))
 
 
 def _coverage(factory: ViewFactory) -> dict:

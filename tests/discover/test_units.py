@@ -59,6 +59,7 @@ def test_ledger_current_events_and_breaks():
     a = _group("a", "h100", [(100, 1), (90, 5), (95, 7)])  # 100 then 90 is a record; 95 is not
     b = _group("b", "b200", [(50, 3)], evidence="verified")
     current = current_records([a, b])
+    assert all(e.current for e in current)  # a current record is never "since beaten" (_ledger_row.html)
     assert [(e.group.key, e.run.value, e.set_at.day) for e in current] == [("a", 90, 5), ("b", 50, 3)]
     assert current[0].previous.value == 100 and current[0].improvement == pytest.approx(0.1)
     events = record_events([a, b])

@@ -207,11 +207,18 @@ def test_spliced_ledger_rows_are_the_rows_rendered_for_each_page():
              urls.records("history", "evidence", "verified", 3)]
     for page in pages + pages:
         renderer._page_path = page
-        for history in (False, True):
-            whole = "".join(renderer._render("_ledger_row.html", r=row, history=history) for row in rows)
-            assert spliced("_ledger_row.html", rows, history=history) == whole, (page, history)
-    assert "../../../runs/" in spliced("_ledger_row.html", rows[:1], history=False)  # links climb from the page
-    assert spliced("_ledger_row.html", [], history=True) == ""
+        whole = "".join(renderer._render("_ledger_row.html", r=row) for row in rows)
+        assert spliced("_ledger_row.html", rows) == whole, page
+    assert "../../../runs/" in spliced("_ledger_row.html", rows[:1])  # links climb from the page
+    assert spliced("_ledger_row.html", []) == ""
+
+
+def test_a_ledger_row_says_since_beaten_only_when_it_no_longer_holds_the_record():
+    renderer = Renderer(vega_bundle="vega.js")
+    renderer._page_path = urls.RECORDS
+    beaten, holding = _ledger_row("a", urls.run("r1"), current=False), _ledger_row("b", urls.run("r2"), current=True)
+    assert "since beaten" in renderer._render("_ledger_row.html", r=beaten)
+    assert "since beaten" not in renderer._render("_ledger_row.html", r=holding)
 
 
 def test_a_spliced_row_is_rendered_once_for_every_page_and_flag():

@@ -1,0 +1,46 @@
+"""Ledger and challenge-list pages are signed by the groups whose rows they show (``signatures``):
+a page whose signature is unchanged must come out byte for byte the same, and a changed run
+must leave most of these pages' signatures alone (or signing them would save nothing)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from site_builder.context import page_tasks
+from site_builder.derive.leaderboard import derive_leaderboard
+from site_builder.render import mirror_json
+from site_builder.repository import load_catalog
+from site_builder.signatures import PageSignatures, SignedTask
+
+from .test_incremental_build import change_one_run
+
+AS_OF = date(2026, 6, 30)
+ROW_PAGES = ("records", "challenges")
+
+
+def signed_row_pages(data: Path) -> dict[str, tuple[str, str]]:
+    """Page path -> (signature, mirror) of every signed ledger and challenge-list page."""
+    board = derive_leaderboard(load_catalog(data, None, cache=False), AS_OF)
+    signatures = PageSignatures(board, "renderer")
+    found = {}
+    for task in page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows()):
+        if isinstance(task, SignedTask):
+            for page in task():
+                if page.kind in ROW_PAGES:
+                    found[page.html] = (task.signature, mirror_json(page))
+    return found
+
+
+def test_a_changed_run_changes_the_signature_of_every_row_page_it_changes_and_few_others(synthetic: Path) -> None:
+    before = signed_row_pages(synthetic)
+    assert {path.split("/")[0].removesuffix(".html") for path in before} == set(ROW_PAGES)
+    assert len(before) == len({signature for signature, _ in before.values()})  # one signature per page
+    change_one_run(synthetic)
+    after = signed_row_pages(synthetic)
+    assert after.keys() == before.keys()
+    resigned = {path for path in before if before[path][0] != after[path][0]}
+    changed = {path for path in before if before[path][1] != after[path][1]}
+    assert changed, "the change shows on some ledger page"
+    assert changed <= resigned  # an unchanged signature never hides a changed page
+    assert len(resigned) < len(before) / 2
