@@ -93,14 +93,15 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     if data_dir.is_dir():  # else loading says what is missing
         step(f"fingerprinting {data_dir} and checking {out_dir}")
         files = DataFiles(data_dir)  # one listing for the fingerprint and the load
-        fingerprint, site_as_built = _check_inputs_and_site(
+        fingerprint, site_as_built, manifest = _check_inputs_and_site(
             data_dir, out_dir, manifest_file if cache else None, files,
             as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=base_url, cache=cache)
         if site_as_built is not None and site_as_built.fingerprint == fingerprint:
             return BuildSummary(pages=0, mirrors=0, files=site_as_built.files, charts=0,
                                 seconds=time.perf_counter() - started, as_of=None, as_of_source="", up_to_date=True)
         if cache:
-            manifest = SiteManifest.read(manifest_file)
+            if manifest is None:  # not read while the site was listed
+                manifest = SiteManifest.read(manifest_file)
             # An untouched site needs no file-by-file check; one changed by hand keeps what still matches.
             previous = (PreviousSite.as_written(out_dir, manifest) if site_as_built is not None and manifest is not None
                         else inspect_site(out_dir, manifest))
@@ -186,18 +187,22 @@ def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None
 
 
 def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, files: DataFiles, *,
-                           as_of: str, base_url: str, cache: bool) -> tuple[str, ManifestHeader | None]:
+                           as_of: str, base_url: str, cache: bool
+                           ) -> tuple[str, ManifestHeader | None, SiteManifest | None]:
     """(the inputs' fingerprint, the manifest's header if the site on disk is exactly as that build
-    wrote it). Listing the site (one stat per file) runs in a forked process while this one hashes
-    the data: both take a second or two at 100,000 runs, and a build with nothing to do is only this."""
+    wrote it, the manifest if it was read here). Listing the site (one stat per file) runs in a
+    forked process while this one hashes the data: both take a second or two at 100,000 runs, and a
+    build with nothing to do is only this. When the inputs changed, the build will need the whole
+    manifest (a second to read at 100,000 runs): it is read here too, while the listing finishes."""
     header = read_header(manifest_file) if manifest_file is not None and out_dir.is_dir() else None
     if header is None:
-        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), None
+        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), None, None
     pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
     try:
         listing = pool.submit(listing_digest, out_dir)
         fingerprint = build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files)
-        return fingerprint, header if listing.result() == header.listing else None
+        manifest = SiteManifest.read(manifest_file) if fingerprint != header.fingerprint else None  # type: ignore[arg-type]
+        return fingerprint, header if listing.result() == header.listing else None, manifest
     finally:
         pool.shutdown(cancel_futures=True)
 

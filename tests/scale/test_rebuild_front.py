@@ -1,0 +1,75 @@
+"""The front of a rebuild: what is read before the load, and when.
+
+A rebuild needs the previous build's whole manifest (tens of MB at scale); a build with nothing to
+do needs only its header. The listing of the site runs in a forked process meanwhile, so the
+manifest is read while that listing runs, and only when the inputs changed.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from site_builder import build
+from site_builder.build import build_site
+from site_builder.manifest import SiteManifest, listing_digest
+
+AS_OF = date(2026, 6, 30)
+LISTING_SECONDS = 1.0
+# Where the forked listing says it has finished (set before the fork, which copies it).
+_finished_marker: Path | None = None
+
+
+def _slow_listing(root: Path) -> str:
+    time.sleep(LISTING_SECONDS)
+    digest = listing_digest(root)
+    assert _finished_marker is not None
+    _finished_marker.touch()
+    return digest
+
+
+@pytest.fixture
+def recorded(synthetic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """(data, site, reads): ``reads`` gets, for each whole-manifest read, whether the listing had finished."""
+    global _finished_marker
+    site = tmp_path / "site"
+    build_site(synthetic, site, AS_OF)
+    marker = tmp_path / "listed"
+    _finished_marker = marker
+    reads: list[bool] = []
+    real_read = SiteManifest.read
+
+    def read(path: Path) -> SiteManifest | None:
+        reads.append(marker.exists())
+        return real_read(path)
+
+    monkeypatch.setattr(build, "listing_digest", _slow_listing)
+    monkeypatch.setattr(build.SiteManifest, "read", read)
+    yield synthetic, site, reads
+    _finished_marker = None
+
+
+def test_a_rebuild_reads_the_manifest_once_while_the_site_is_listed(recorded) -> None:
+    data, site, reads = recorded
+    run = sorted((data / "runs").rglob("*.yaml"))[0]
+    run.write_text(run.read_text().replace("samples: ", "samples: 1", 1))
+    summary = build_site(data, site, AS_OF)
+    assert not summary.up_to_date and summary.reused > 0  # the manifest was used: files were kept
+    assert reads == [False]
+
+
+def test_a_build_with_nothing_to_do_does_not_read_the_manifest(recorded) -> None:
+    data, site, reads = recorded
+    assert build_site(data, site, AS_OF).up_to_date
+    assert reads == []
+
+
+def test_a_site_changed_by_hand_with_unchanged_data_reads_the_manifest_after_the_listing(recorded) -> None:
+    data, site, reads = recorded
+    (site / "robots.txt").write_text("changed by hand\n")
+    summary = build_site(data, site, AS_OF)
+    assert not summary.up_to_date and summary.reused > 0
+    assert reads == [True]
