@@ -49,6 +49,10 @@ class PageRecord(NamedTuple):
     html: str
     mirror: str
 
+    def __str__(self) -> str:
+        """How a build names the page in an error (``write.Outputs.claim``)."""
+        return f"{self.kind} page {self.title!r}"
+
 
 def manifest_path(cache_dir: Path, out_dir: Path) -> Path:
     """Where the manifest of the site at ``out_dir`` lives (one per output folder)."""
