@@ -146,7 +146,11 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
         if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
             yield from _in_order(signatures, set(to_build), map(_render_tasks, chunks), progress)
         else:
-            renderer.compile_templates()
+            if not reuse_pages:
+                # Nearly every page built is rendered: compile the templates once, here, rather than
+                # in each worker. A rebuild keeps the HTML of pages whose mirrors are unchanged and
+                # renders few, so its workers compile only what those need, after the fork.
+                renderer.compile_templates()
             # Objects made so far live as long as the build: moving them out of the collector's
             # sight (for good, as the load does with the catalog) keeps its passes from touching,
             # and so copying, every page the workers share, and from walking them again afterwards.
