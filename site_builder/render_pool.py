@@ -34,6 +34,7 @@ from .write import Staging
 # Tasks per message: large enough that sending results costs little (a fraction of a millisecond
 # a message), small enough to balance: the last tasks (record ledger and challenge pages) take tens
 # of milliseconds each at 100,000 runs, and a worker left with a long chunk of them idles the other.
+# Chunks shrink towards the end for the same reason (``_chunks``).
 CHUNK = 32
 # Below this many tasks, forking costs more than it saves.
 PARALLEL_FROM = 2_000
@@ -139,8 +140,8 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
     signatures = [getattr(task, "signature", None) for task in tasks]
     previous_pages = staging.previous.pages if staging.previous is not None else {}
     to_build = [number for number, signature in enumerate(signatures) if not previous_pages.get(signature)]
-    chunks = [to_build[start:start + CHUNK] for start in range(0, len(to_build), CHUNK)]
     workers = workers or os.cpu_count() or 1
+    chunks = _chunks(to_build, workers)
     _job = _Job(tasks, renderer, staging, reuse_pages)
     try:
         if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
@@ -159,6 +160,18 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
                 yield from _in_order(signatures, set(to_build), pool.imap(_render_chunk_in_worker, chunks), progress)
     finally:
         _job = None
+
+
+def _chunks(numbers: list[int], workers: int) -> list[list[int]]:
+    """``numbers`` in order, ``CHUNK`` at a time until the last few hundred, then in ever smaller
+    chunks: a worker that takes the last chunk of 32 record-ledger pages works ~0.7 s at 100,000
+    runs while the others have nothing left; with one page it is tens of milliseconds."""
+    chunks, start = [], 0
+    while start < len(numbers):
+        size = max(1, min(CHUNK, (len(numbers) - start) // (4 * workers)))
+        chunks.append(numbers[start:start + size])
+        start += size
+    return chunks
 
 
 def _in_order(signatures: list[str | None], to_build: set[int], built, progress: Callable[[int], None]

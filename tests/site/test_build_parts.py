@@ -203,3 +203,13 @@ def test_the_output_path_guard_accepts_exactly_what_normpath_leaves_alone(path):
     except OutputError:
         accepted = False
     assert accepted == expected
+
+
+def test_render_chunks_keep_the_task_order_and_shrink_towards_the_end():
+    from site_builder.render_pool import CHUNK, _chunks
+
+    numbers = list(range(5, 5000, 3))
+    chunks = _chunks(numbers, workers=2)
+    assert [number for chunk in chunks for number in chunk] == numbers
+    sizes = [len(chunk) for chunk in chunks]
+    assert sizes[0] == CHUNK and sizes[-1] == 1 and sizes == sorted(sizes, reverse=True)
