@@ -132,19 +132,20 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     signed_pages: dict[str, list[PageRecord]] = {}
     pages = rendered = built = 0
     with Outputs(out_dir, previous) as outputs:
-        for page in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
+        for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
                                  progress=_every(1000, lambda done: step(f"{done:,} pages"))):
-            outputs.claim(page.html, by=f"{page.kind} page {page.title!r}")
-            outputs.claim(page.mirror, by=f"{page.kind} mirror {page.title!r}")
-            mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
-            if page.has_charts:
-                with_charts.append(page.html.path)
-            if page.signature is not None:
-                signed_pages.setdefault(page.signature, []).append(
-                    PageRecord(page.kind, page.title, page.html.path, page.mirror.path))
-            pages += 1
-            rendered += page.rendered
-            built += page.built
+            for page in task.pages:
+                # One record per page serves the API index, the manifest and, in an error, as its name.
+                record = mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
+                outputs.claim(page.html, by=record)
+                outputs.claim(page.mirror, by=record)
+                if page.has_charts:
+                    with_charts.append(page.html.path)
+                if task.signature is not None:
+                    signed_pages.setdefault(task.signature, []).append(record)
+                rendered += page.rendered
+            pages += len(task.pages)
+            built += len(task.pages) if task.built else 0
         step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
              f"drawing {renderer.charts.rendered:,} distinct charts")
         # What rendering made here (a record of every file and page, hundreds of thousands) lives

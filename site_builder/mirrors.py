@@ -6,10 +6,11 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import date
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import urls
 from .discover.views import DISCOVER_PAGE_MODELS
+from .manifest import PageRecord
 from .render import to_json
 from .search.schema import DATA_SCHEMAS
 from .views import (
@@ -48,13 +49,9 @@ def page_schemas() -> dict[str, str]:
     return schemas
 
 
-class Entry(NamedTuple):
-    """One listed document (the fields of ``views.MirrorEntry``, which the parts' schema publishes)."""
-
-    kind: str
-    title: str
-    html: str
-    mirror: str
+# One listed document: the fields of ``views.MirrorEntry``, which the parts' schema publishes. A
+# manifest records a signed page by the same fields, so the build keeps one record per page for both.
+Entry = PageRecord
 
 
 _JSON_STRING = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
@@ -91,15 +88,17 @@ class MirrorIndex:
     def add(self, page: Page) -> None:
         self.add_document(page.kind, page.title, page.html, page.mirror)
 
-    def add_document(self, kind: str, title: str, html: str, mirror: str) -> None:
-        """A JSON document that is not a page's mirror (the search index …); ``html`` is the page it serves."""
+    def add_document(self, kind: str, title: str, html: str, mirror: str) -> Entry:
+        """A JSON document (a page's mirror, or another: the search index …); ``html`` is the page it serves."""
         if self._kinds is not None:
             raise RuntimeError(f"API index already rendered; {mirror} would go unlisted")
         if type(kind) is type(title) is type(html) is type(mirror) is str:
-            self.entries.append(Entry(kind, title, html, mirror))
+            entry = Entry(kind, title, html, mirror)
         else:  # anything but plain strings is validated (and coerced, or refused) as the published model says
-            entry = MirrorEntry(kind=kind, title=title, html=html, mirror=mirror)
-            self.entries.append(Entry(entry.kind, entry.title, entry.html, entry.mirror))
+            valid = MirrorEntry(kind=kind, title=title, html=html, mirror=mirror)
+            entry = Entry(valid.kind, valid.title, valid.html, valid.mirror)
+        self.entries.append(entry)
+        return entry
 
     def parts(self, as_of: date) -> Iterator[tuple[str, str, str]]:
         """(path, JSON text, what made it) of every index part; freezes the index."""

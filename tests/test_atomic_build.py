@@ -88,15 +88,15 @@ def test_a_failure_at_any_stage_leaves_the_previous_site(workdir, monkeypatch, s
 
 def test_a_failure_half_way_through_writing(workdir, monkeypatch):
     written = []
-    real_write_bytes = Path.write_bytes
+    real_write_file = write._write_file
 
-    def write_some_then_fail(self, data):
+    def write_some_then_fail(name, data):
         if len(written) == 5:
             raise Injected("disk full")
-        written.append(self)
-        return real_write_bytes(self, data)
+        written.append(name)
+        return real_write_file(name, data)
 
-    monkeypatch.setattr(Path, "write_bytes", write_some_then_fail)
+    monkeypatch.setattr(write, "_write_file", write_some_then_fail)
     before = snapshot(workdir / "site")
     with pytest.raises(Injected):
         build.build_site(workdir / "data", workdir / "site", as_of=AS_OF)

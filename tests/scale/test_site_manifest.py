@@ -62,6 +62,25 @@ def test_a_manifest_cut_short_or_with_bytes_after_it_is_unreadable(saved, cut: i
     assert SiteManifest.read(path) is None
 
 
+@pytest.mark.parametrize("section", ["files", "pages"])
+def test_a_manifest_whose_rows_have_the_wrong_shape_is_not_read(saved, section: str, monkeypatch) -> None:
+    # Frames intact, but a row one value short: not a manifest this build wrote.
+    written, path = saved
+    real_write_frames = manifest._write_frames
+    calls = []
+
+    def one_row_short(out, rows, chunk=5_000):
+        rows = list(rows)
+        calls.append(section)
+        if (len(calls) == 1) == (section == "files"):
+            rows[-1] = rows[-1][:-1]
+        real_write_frames(out, rows, chunk)
+
+    monkeypatch.setattr(manifest, "_write_frames", one_row_short)
+    written.save(path)
+    assert len(calls) == 2 and SiteManifest.read(path) is None
+
+
 def test_a_manifest_written_by_another_python_is_not_read(saved, monkeypatch: pytest.MonkeyPatch) -> None:
     # marshal's format belongs to the Python that wrote it.
     _, path = saved

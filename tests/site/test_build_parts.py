@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -14,7 +15,7 @@ from site_builder import formatting, urls
 from site_builder.asof import from_source_date_epoch, resolve_as_of
 from site_builder.chart_svg import spec_json
 from site_builder.markdown import render_markdown, safe_link
-from site_builder.manifest import SiteManifest, inspect_site
+from site_builder.manifest import PageRecord, SiteManifest, inspect_site
 from site_builder.staircase_svg import staircase_svg
 from site_builder.write import OutputError, Outputs, check_output_path
 
@@ -111,6 +112,24 @@ def test_two_outputs_cannot_claim_one_path(tmp_path):
             outputs.add("runs/a.html", "two", by="run A")
 
 
+def test_two_pages_claiming_one_path_are_named_by_their_records(tmp_path):
+    with Outputs(tmp_path / "site") as outputs:
+        first = PageRecord("run", "Run A", "runs/a.html", "api/v1/runs/a.json")
+        outputs.claim(outputs.staging.put("runs/a.html", b"one"), by=first)
+        second = PageRecord("run", "Run a", "runs/a.html", "api/v1/runs/a2.json")
+        with pytest.raises(OutputError, match="two outputs claim runs/a.html: run page 'Run A' and run page 'Run a'"):
+            outputs.claim(outputs.staging.put("runs/a.html", b"two"), by=second)
+
+
+def test_a_staged_file_is_recorded_as_written(tmp_path):
+    with Outputs(tmp_path / "site") as outputs:
+        record = outputs.staging.put("runs/a.html", b"x" * 70_000)
+        stat = (outputs.staging.root / "runs/a.html").stat()
+        assert (outputs.staging.root / "runs/a.html").read_bytes() == b"x" * 70_000
+        assert record.size == stat.st_size == 70_000 and record.mtime_ns == stat.st_mtime_ns
+        assert record.sha256 == hashlib.sha256(b"x" * 70_000).hexdigest()
+
+
 def test_outputs_are_written_as_they_come_and_the_site_replaced_as_a_whole(tmp_path):
     target = tmp_path / "site"
     with Outputs(target) as first:
@@ -184,3 +203,13 @@ def test_the_output_path_guard_accepts_exactly_what_normpath_leaves_alone(path):
     except OutputError:
         accepted = False
     assert accepted == expected
+
+
+def test_render_chunks_keep_the_task_order_and_shrink_towards_the_end():
+    from site_builder.render_pool import CHUNK, _chunks
+
+    numbers = list(range(5, 5000, 3))
+    chunks = _chunks(numbers, workers=2)
+    assert [number for chunk in chunks for number in chunk] == numbers
+    sizes = [len(chunk) for chunk in chunks]
+    assert sizes[0] == CHUNK and sizes[-1] == 1 and sizes == sorted(sizes, reverse=True)
