@@ -108,75 +108,76 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
 
     step(f"loading {data_dir}")
     # In another process: the Vega bundle while this one loads, then the charts while the pages render.
-    drawer = ChartDrawer(default_cache_dir(data_dir) if cache else None)
-    # A run may not be observed after an as-of date given explicitly; a date taken from git may
-    # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
-    catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ), cache=cache,
-                           files=files)
-    as_of_date, as_of_source = resolve_as_of(as_of, os.environ, data_dir,
-                                             (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
-    step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
-    board = derive_leaderboard(catalog, as_of_date)
-    step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
+    with ChartDrawer(default_cache_dir(data_dir) if cache else None) as drawer:  # ended even if the build fails
+        # A run may not be observed after an as-of date given explicitly; a date taken from git may
+        # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
+        catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ),
+                               cache=cache, files=files)
+        as_of_date, as_of_source = resolve_as_of(
+            as_of, os.environ, data_dir, (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
+        step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
+        board = derive_leaderboard(catalog, as_of_date)
+        step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
 
-    bundle_name, bundle_bytes = drawer.bundle()
-    renderer = Renderer(vega_bundle=bundle_name)
-    renderer.charts.draw_with(drawer)
-    # What turns a view model into HTML; pages are reused only when it is unchanged.
-    renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{base_url}".encode()).hexdigest()
-    reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
-    mirrors = MirrorIndex()
-    signatures = PageSignatures(board, renderer_fingerprint)
-    tasks = page_tasks(board, _methodology(renderer, as_of_date), sign=signatures.signed, rows=signatures.rows())
-    with_charts: list[str] = []
-    signed_pages: dict[str, list[PageRecord]] = {}
-    pages = rendered = built = 0
-    with Outputs(out_dir, previous) as outputs:
-        for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
-                                 progress=_every(1000, lambda done: step(f"{done:,} pages"))):
-            for page in task.pages:
-                # One record per page serves the API index, the manifest and, in an error, as its name.
-                record = mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
-                outputs.claim(page.html, by=record)
-                outputs.claim(page.mirror, by=record)
-                if page.has_charts:
-                    with_charts.append(page.html.path)
-                if task.signature is not None:
-                    signed_pages.setdefault(task.signature, []).append(record)
-                rendered += page.rendered
-            pages += len(task.pages)
-            built += len(task.pages) if task.built else 0
-        step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
-             f"drawing {renderer.charts.rendered:,} distinct charts")
-        # What rendering made here (a record of every file and page, hundreds of thousands) lives
-        # until the build ends: a collection of the oldest generation would walk it again, for
-        # nothing to free, while the site-wide files are made.
-        gc.freeze()
+        bundle_name, bundle_bytes = drawer.bundle()
+        renderer = Renderer(vega_bundle=bundle_name)
+        renderer.charts.draw_with(drawer)
+        # What turns a view model into HTML; pages are reused only when it is unchanged.
+        renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{base_url}".encode()).hexdigest()
+        reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
+        mirrors = MirrorIndex()
+        signatures = PageSignatures(board, renderer_fingerprint)
+        tasks = page_tasks(board, _methodology(renderer, as_of_date), sign=signatures.signed, rows=signatures.rows())
+        with_charts: list[str] = []
+        signed_pages: dict[str, list[PageRecord]] = {}
+        pages = rendered = built = 0
+        with Outputs(out_dir, previous) as outputs:
+            for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
+                                     progress=_every(1000, lambda done: step(f"{done:,} pages"))):
+                for page in task.pages:
+                    # One record per page serves the API index, the manifest and, in an error, as its name.
+                    record = mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
+                    outputs.claim(page.html, by=record)
+                    outputs.claim(page.mirror, by=record)
+                    if page.has_charts:
+                        with_charts.append(page.html.path)
+                    if task.signature is not None:
+                        signed_pages.setdefault(task.signature, []).append(record)
+                    rendered += page.rendered
+                pages += len(task.pages)
+                built += len(task.pages) if task.built else 0
+            step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
+                 f"drawing {renderer.charts.rendered:,} distinct charts")
+            # What rendering made here (a record of every file and page, hundreds of thousands) lives
+            # until the build ends: a collection of the oldest generation would walk it again, for
+            # nothing to free, while the site-wide files are made.
+            gc.freeze()
 
-        # The site-wide files first, while the chart process finishes drawing.
-        # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
-        for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
-            outputs.add(path, content, by=by)
-        outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
-        outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
-        for path, text in page_schemas().items():
-            outputs.add(path, text, by="JSON Schema")
-        outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
-        for asset in sorted((TEMPLATES / "static").iterdir()):
-            if asset.is_file():
-                outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
-        renderer.charts.draw_all()
-        for path in with_charts:
-            outputs.replace(path, renderer.charts.fill(outputs[path]))
-        step(f"{len(outputs):,} files, {outputs.reused:,} of them unchanged; "
-             + ("moving the others into the site" if outputs.in_place else "swapping the new site in"))
-        forget(manifest_file)  # the old site's manifest stops being true at the swap
-        outputs.commit()
-        if fingerprint:  # while the replaced site is being deleted
-            _record_build(SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages), manifest_file, step)
-    return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
-                        seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
-                        built=built + 1, rendered=rendered + 1, reused=outputs.reused)  # + 1: the 404 page
+            # The site-wide files first, while the chart process finishes drawing.
+            # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
+            for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
+                outputs.add(path, content, by=by)
+            outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
+            outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
+            for path, text in page_schemas().items():
+                outputs.add(path, text, by="JSON Schema")
+            outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
+            for asset in sorted((TEMPLATES / "static").iterdir()):
+                if asset.is_file():
+                    outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
+            renderer.charts.draw_all()
+            for path in with_charts:
+                outputs.replace(path, renderer.charts.fill(outputs[path]))
+            step(f"{len(outputs):,} files, {outputs.reused:,} of them unchanged; "
+                 + ("moving the others into the site" if outputs.in_place else "swapping the new site in"))
+            forget(manifest_file)  # the old site's manifest stops being true at the swap
+            outputs.commit()
+            if fingerprint:  # while the replaced site is being deleted
+                _record_build(SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages),
+                              manifest_file, step)
+        return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
+                            seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
+                            built=built + 1, rendered=rendered + 1, reused=outputs.reused)  # + 1: the 404 page
 
 
 def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None]) -> None:

@@ -8,6 +8,7 @@ and times, with no staging folder left beside it.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 from datetime import date
@@ -84,6 +85,18 @@ def test_a_failure_at_any_stage_leaves_the_previous_site(workdir, monkeypatch, s
     with pytest.raises(Injected):
         build.build_site(workdir / "data", workdir / "site", as_of=AS_OF)
     assert_untouched(workdir, before)
+
+
+@pytest.mark.parametrize("stage", ["derive", "render"])
+def test_a_failed_build_leaves_no_chart_process_though_its_error_is_kept(workdir, monkeypatch, stage):
+    """The error's traceback holds the build's frames, the chart drawer among them, for as long as
+    the error is kept (here, as in any test that checks a failure): the process must end anyway."""
+    monkeypatch.setattr(build, STAGES[stage][0], boom)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(Injected) as failure:
+        build.build_site(workdir / "data", workdir / "site", as_of=AS_OF)
+    assert failure.value.__traceback__ is not None
+    assert set(multiprocessing.active_children()) <= before
 
 
 def test_a_failure_half_way_through_writing(workdir, monkeypatch):
