@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Container
+from collections.abc import Callable, Container
 from datetime import date, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -95,14 +95,11 @@ _pretty_texts: dict[int, tuple[Any, str]] = {}
 
 def _member_json(value: Any, kept: bool) -> str:
     """``pretty_json(value)`` one level further in, as a member of an object."""
-    if kept:
-        found = _pretty_texts.get(id(value))
-        if found is not None and found[0] is value:
-            return found[1]
-    text = pretty_json(value).replace("\n", "\n  ")
-    if kept:
-        _keep(_pretty_texts, _PRETTY_LIMIT, value, text)
-    return text
+    return _kept_text(_pretty_texts, _PRETTY_LIMIT, value, _indented_member) if kept else _indented_member(value)
+
+
+def _indented_member(value: Any) -> str:
+    return pretty_json(value).replace("\n", "\n  ")
 
 
 def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
@@ -455,11 +452,17 @@ def _view_json(view: View) -> str:
 
 def _kept_value_json(value: Any) -> str:
     """The JSON of a value that many pages hold as one object (a field marked KeptByIdentity), made once."""
-    kept = _shared_json.get(id(value))
+    return _kept_text(_shared_json, _SHARED_LIMIT, value, _value_json)
+
+
+def _kept_text(texts: dict[int, tuple[Any, str]], limit: int, value: Any, make: Callable[[Any], str]) -> str:
+    """``make(value)``, made once while kept in ``texts`` by identity (``_view_json`` looks its views
+    up the same way, inline: it runs for every view of every page)."""
+    kept = texts.get(id(value))
     if kept is not None and kept[0] is value:
         return kept[1]
-    text = _value_json(value)
-    _keep(_shared_json, _SHARED_LIMIT, value, text)
+    text = make(value)
+    _keep(texts, limit, value, text)
     return text
 
 

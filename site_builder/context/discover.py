@@ -26,7 +26,7 @@ from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
 from ..views import Link, Page, View
-from .common import ViewFactory
+from .common import ViewFactory, per_key
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -70,7 +70,6 @@ class DiscoverContext:
         self.found: Discovery = discovery(self.board)
         self._record_runs: dict[str, RecordRun] = {}
         self._record_rows: dict[tuple[str, str], RecordRow] = {}
-        self._implementation_links: dict[str, Link] = {}
 
     def page(self, kind: str, title: str, html: str) -> dict:
         return self.factory.page_fields(kind, title, html)
@@ -116,13 +115,11 @@ class DiscoverContext:
                 observed_at=run.observed_at)
         return found
 
+    @per_key
     def _implementation_link(self, name: str) -> Link:
         """One link per implementation, shared by all its runs' rows (and its JSON written once)."""
-        found = self._implementation_links.get(name)
-        if found is None:
-            implementation = self.factory.implementation(name)
-            found = self._implementation_links[name] = Link(title=implementation.title, url=implementation.url)
-        return found
+        implementation = self.factory.implementation(name)
+        return Link(title=implementation.title, url=implementation.url)
 
     def record_row(self, entry: LedgerEntry) -> RecordRow:
         """One row per ledger entry, built once: a row appears on several filtered pages. It reads
