@@ -20,6 +20,7 @@ from schemas.shapes import BindingError, bind_axes, concrete_tensors
 from .cache import RUN_DIGEST_KIND
 from .load import Document
 from .problems import Problem
+from .run_digests import run_digests
 
 # Lists whose order carries no meaning: sorted and de-duplicated before hashing.
 SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes")}
@@ -28,8 +29,8 @@ SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes")}
 @dataclass
 class Entity:
     document: Document
-    # The canonical spec, or None until first read: a run whose digest came from the digest cache
-    # builds it only when something asks (a run page), from ``_spec_source``.
+    # The canonical spec, or None until first read: a run builds it only when something asks (a
+    # run page), from ``_spec_source``; its digest came from the digest cache or ``run_digests``.
     _canonical_spec: dict[str, Any] | None = field(repr=False, compare=False)
     digest: str
     # Resolved references, filled by link(): name of the field -> Entity.
@@ -184,21 +185,39 @@ def _run_digest_key(content_key: str, ref_digests: tuple[str, ...], supersedes_d
     return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
 
 
+def _cached_run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_digest: str | None,
+                       cache: DigestCache | None) -> tuple[str | None, str | None]:
+    """(the run's digest if the cache holds it for its file and references, the key to store it under)."""
+    content_key = entity.document.content_key
+    if cache is None or content_key is None:
+        return None, None
+    key = _run_digest_key(content_key, ref_digests, supersedes_digest)
+    hit = cache.get(key)
+    if hit is not None and hit[0] == RUN_DIGEST_KIND and len(hit[1]) == 71 and hit[1].startswith(b"sha256:"):
+        return hit[1].decode("ascii"), key
+    return None, key
+
+
 def _run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_digest: str | None,
                 cache: DigestCache | None) -> str:
     """The run's digest, from the cache when its file and references are unchanged; otherwise its
     canonical spec is built (and kept on the entity) and hashed, and the digest stored."""
-    content_key = entity.document.content_key
-    key = None
-    if cache is not None and content_key is not None:
-        key = _run_digest_key(content_key, ref_digests, supersedes_digest)
-        hit = cache.get(key)
-        if hit is not None and hit[0] == RUN_DIGEST_KIND and len(hit[1]) == 71 and hit[1].startswith(b"sha256:"):
-            return hit[1].decode("ascii")
-    digest = spec_digest("BenchmarkRun", entity.canonical_spec)
-    if key is not None:
-        cache.put(key, RUN_DIGEST_KIND, digest)  # type: ignore[union-attr]
+    digest, key = _cached_run_digest(entity, ref_digests, supersedes_digest, cache)
+    if digest is None:
+        digest = spec_digest("BenchmarkRun", entity.canonical_spec)
+        if key is not None:
+            cache.put(key, RUN_DIGEST_KIND, digest)  # type: ignore[union-attr]
     return digest
+
+
+def _hash_runs(unhashed: list[tuple[Entity, str | None]], cache: DigestCache | None) -> None:
+    """Give each run of ``unhashed`` (with the key its digest is cached under) its digest, all at
+    once: thousands of them are hashed across processes (``run_digests``)."""
+    digests = run_digests([entity._spec_source for entity, _ in unhashed])  # type: ignore[misc]
+    for (entity, key), digest in zip(unhashed, digests):
+        entity.digest = digest
+        if key is not None:
+            cache.put(key, RUN_DIGEST_KIND, digest)  # type: ignore[union-attr]
 
 
 # Namespaces for names: workload cases and suites share one, as they share one folder.
@@ -246,7 +265,8 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
         catalog.by_kind[document.kind][document.name] = entity
         return entity
 
-    run_digests: dict[str, tuple[str, ...]] = {}  # run name -> its references' digests
+    references: dict[str, tuple[str, ...]] = {}  # run name -> its references' digests
+    unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
     if cache is not None:
         cache.asking_digests()
     ordered = sorted(named_documents(named), key=lambda d: _LINK_RANK[d.kind])
@@ -338,10 +358,16 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
                            refs["environment"].digest)
             entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
                             _spec_source=partial(_run_canonical_spec, document, ref_digests))
-            entity.digest = _run_digest(entity, ref_digests, None, cache)
+            digest, key = _cached_run_digest(entity, ref_digests, None, cache)
+            if digest is None:
+                unhashed.append((entity, key))  # hashed with the others once every run is linked
+            else:
+                entity.digest = digest
             name = document.model.metadata.name
-            run_digests[name] = ref_digests
+            references[name] = ref_digests
             catalog.by_kind[kind][name] = entity
+
+    _hash_runs(unhashed, cache)
 
     # Second pass: references that may point forward within one kind, and checks across runs.
     for run in catalog.runs.values():
@@ -359,7 +385,7 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
                     run._canonical_spec["supersedesDigest"] = target.digest
                 else:
                     run._spec_source = partial(_superseding, run._spec_source, target.digest)  # type: ignore[arg-type]
-                run.digest = _run_digest(run, run_digests[run.name], target.digest, cache)
+                run.digest = _run_digest(run, references[run.name], target.digest, cache)
     problems.extend(_duplicate_runs(catalog))
     problems.extend(_other_references(catalog, failed))
     return catalog, problems

@@ -121,3 +121,23 @@ def test_data_files_sort_as_paths(tmp_path: Path) -> None:
         (data / name).write_text("x: 1\n")
     found = list(iter_data_files(data))
     assert found == sorted(found) and len(found) == 7
+
+
+def test_run_digests_across_processes_equal_digests_made_here() -> None:
+    """The pool returns each run's digest in order, the very digest hashing it here gives."""
+    from site_builder.run_digests import run_digests
+
+    specs = [{"implementationDigest": f"sha256:{index:064x}", "value": index / 7, "tags": ["b", "a"][: index % 3]}
+             for index in range(50)]
+    sources = [lambda spec=spec: dict(spec) for spec in specs]
+    here = [spec_digest("BenchmarkRun", spec) for spec in specs]
+    assert len(set(here)) == len(specs)
+    assert run_digests(sources, workers=1) == here
+    assert run_digests(sources, workers=2, pool_from=10) == here
+
+
+def test_a_cold_load_keeps_no_run_spec(synthetic: Path) -> None:
+    """Runs hashed by a cold load build their specs again when asked, as a warm load's runs do:
+    kept on every run, the specs held ~130 MB at 100,000 runs."""
+    cold = load_catalog(synthetic, AS_OF)
+    assert cold.runs and all(run._canonical_spec is None for run in cold.runs.values() if not run.spec.supersedes)

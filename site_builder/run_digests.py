@@ -1,0 +1,61 @@
+"""Many runs' digests at once: over forked processes when there are thousands to make.
+
+A run's digest hashes its canonical spec (``link``), which takes tens of microseconds to build and
+write. A cold load of 100,000 runs finds none in the digest cache and made them all in one process
+while the other cores idled, some 4 s at the end of the load. Forked workers inherit the runs, so
+nothing but the digests (71 bytes each) travels; the specs they build are dropped, as a build that
+found the digests cached never builds them either (a run page builds its own when it needs it).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from schemas.digest import spec_digest
+
+SpecSource = Callable[[], dict[str, Any]]
+
+# Below this many runs, forking costs more than it saves.
+POOL_FROM = 2_000
+_CHUNK = 2_000
+
+# What forked workers read: set just before the pool starts, cleared after.
+_sources: Sequence[SpecSource] = ()
+
+
+def run_digests(sources: Sequence[SpecSource], workers: int | None = None, pool_from: int = POOL_FROM) -> list[str]:
+    """The digest of the run whose canonical spec each of ``sources`` builds, in order."""
+    workers = workers or _cores()
+    if workers == 1 or len(sources) < pool_from or "fork" not in multiprocessing.get_all_start_methods():
+        return _digests(sources)
+    global _sources
+    _sources = sources
+    try:
+        ranges = [(start, min(start + _CHUNK, len(sources))) for start in range(0, len(sources), _CHUNK)]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return [digest for chunk in pool.map(_digests_of_range, ranges) for digest in chunk]
+    except BrokenProcessPool:  # a worker died: make them here, where an error surfaces as itself
+        return _digests(sources)
+    finally:
+        _sources = ()
+
+
+def _digests_of_range(bounds: tuple[int, int]) -> list[str]:
+    start, stop = bounds
+    return _digests(_sources[start:stop])
+
+
+def _digests(sources: Sequence[SpecSource]) -> list[str]:
+    return [spec_digest("BenchmarkRun", source()) for source in sources]
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
