@@ -173,6 +173,16 @@ def _parse_chunk(data_dir: str, items: list[tuple[int, str, str]]) -> list[tuple
     return out
 
 
+def _start_worker() -> None:
+    """Forked while the collector is paused: a worker switches it back on, since parsing does make
+    cyclic garbage (YAML nodes) and a worker keeps none of what it builds. What it inherited from
+    this process (modules, the list of files: several hundred thousand objects) is frozen first:
+    collections would otherwise walk all of it again and again, writing to every page it sits on
+    (a private copy of each, in each worker), though none of it is ever garbage there."""
+    gc.freeze()
+    gc.enable()
+
+
 def _pool_context():
     import multiprocessing
 
@@ -299,9 +309,7 @@ def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], miss
     chunks = [[(index, str(paths[index]), relatives[index]) for index in misses[start:start + CHUNK]]
               for start in range(0, len(misses), CHUNK)]
     try:
-        # Forked while the collector is paused: workers switch it back on, since parsing does make
-        # cyclic garbage (YAML nodes) and a worker keeps none of what it builds.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=gc.enable) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_start_worker) as pool:
             for chunk in pool.map(_parse_chunk, [str(data_dir)] * len(chunks), chunks):
                 for index, key, kind, display, payload, pickled, problems in chunk:
                     document = None

@@ -36,10 +36,14 @@ _STR = _PREFIX + "str"
 _INT, _FLOAT = _PREFIX + "int", _PREFIX + "float"
 # Tags whose constructors return a plain immutable value from the scalar alone.
 _SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _INT, _FLOAT, _PREFIX + "timestamp"}
-# Numbers written plainly: for these the stock constructors, under YAML 1.2, return Python's
-# ``int`` and ``float`` of the text (they only strip '_', handle 0x/0o/0b, .inf and .nan, and look
-# for 1.1's sexagesimal and octal forms, none of which match here). Numbers rarely repeat, so
-# most of them miss the memo; the constructor costs ten times ``int``.
+# Numbers written plainly. Under YAML 1.2 the resolver tags a plain scalar of the first form int
+# and one of the second float: of its patterns, only its int one (``[-+]?[0-9_]+``) matches the
+# first form (each float pattern needs a '.', an exponent, .inf or .nan; a timestamp, a '-' after
+# four digits), and only its first float one the second (int patterns allow no '.'). Its
+# constructors return Python's ``int`` and ``float`` of such text (they only strip '_', handle
+# 0x/0o/0b, .inf and .nan, and look for 1.1's sexagesimal and octal forms, none of which match
+# here). Numbers rarely repeat, so they skip the memo, and the patterns: resolving a number and
+# remembering it cost three times reading it (a run file has about five).
 _PLAIN_INT = re.compile(r"[-+]?[0-9]+\Z")
 _PLAIN_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?\Z")
 _MEMO_LIMIT = 200_000
@@ -61,14 +65,16 @@ class EventLoader:
         self.memo: dict[tuple[str, tuple[bool, bool]], tuple[Any]] = {}
         # tag -> a scalar node whose value is set before each use: a new node turns its tag into a
         # Tag object, which the constructor turns back into text, costing more than the
-        # constructor itself (numbers are rarely the same twice, so they miss the memo).
+        # constructor itself.
         self.nodes: dict[str, ScalarNode] = {}
         # First character -> the resolver's (tag, pattern's match) to try, in its order. The table
         # is this resolver's own, for its one version: it never changes once built. Asking it for
         # every scalar, and each pattern through its lazy wrapper, cost more than the matching.
         self.candidates: dict[str, list[tuple[str, Any]]] = {}
-        # The C parser's resolver always answers 1.2 (``yamlio._CParserResolver``).
-        self.plain_numbers = self.constructor.resolver.processing_version == (1, 2)
+        # The C parser's resolver always answers 1.2 (``yamlio._CParserResolver``); path resolvers
+        # (none, here) would tag by position rather than by text.
+        self.plain_numbers = (self.constructor.resolver.processing_version == (1, 2)
+                              and not self.resolver.yaml_path_resolvers)
 
     def load(self, text: str) -> Any:
         try:
@@ -77,7 +83,13 @@ class EventLoader:
             return self.stock.load(text)
 
     def _new_scalar(self, event: ScalarEvent) -> Any:
-        """The value of a plain scalar not in the memo yet, which is remembered."""
+        """The value of a plain scalar not in the memo yet, which is remembered unless it is a
+        number written plainly (see ``_PLAIN_INT``)."""
+        if self.plain_numbers and event.implicit[0]:
+            if _PLAIN_INT.match(event.value):
+                return int(event.value)
+            if _PLAIN_FLOAT.match(event.value):
+                return float(event.value)
         tag = self._resolve(event.value, event.implicit)
         if tag == _STR:
             value = event.value
@@ -92,11 +104,6 @@ class EventLoader:
 
     def _construct(self, tag: str, text: str) -> Any:
         """The stock constructor's value for a scalar of one of ``_SCALAR_TAGS``."""
-        if self.plain_numbers:
-            if tag == _INT and _PLAIN_INT.match(text):
-                return int(text)
-            if tag == _FLOAT and _PLAIN_FLOAT.match(text):
-                return float(text)
         node = self.nodes.get(tag)
         if node is None:
             node = self.nodes[tag] = ScalarNode(tag, None)

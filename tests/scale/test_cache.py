@@ -172,3 +172,40 @@ def test_worker_processes_report_what_one_process_reports(synthetic: Path, monke
     assert len(one[1]) >= 3 and any("symbolic link" in problem for problem in one[1])
     assert fingerprint(synthetic, cache=False, jobs=2) == one
     assert fingerprint(synthetic, cache=True, jobs=2) == one
+
+
+def _models(data: Path, *, cache: bool, jobs: int) -> dict[str, object]:
+    documents, problems = load_documents(data, cache=cache, jobs=jobs)
+    assert problems == []
+    return {str(document.path): document.model for document in documents}
+
+
+def _fields_set(value: object) -> object:
+    """Which fields each model (and each model inside it) was given, all the way down."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return (type(value).__name__, sorted(value.model_fields_set),
+                [_fields_set(getattr(value, name)) for name in sorted(value.model_fields_set)])
+    if isinstance(value, (list, tuple)):
+        return [_fields_set(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _fields_set(item) for key, item in value.items()}
+    return type(value).__name__
+
+
+def test_cold_and_warm_loads_build_equal_models(synthetic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The models themselves: a cold load's (JSON from worker processes), a warm one's (JSON from the
+    cache) and one validated from the YAML in this process are equal, with the same fields set and
+    values of the same types (a timestamp's zone included: repr shows it)."""
+    from site_builder import bulkload
+
+    monkeypatch.setattr(bulkload, "POOL_THRESHOLD", 1)  # the synthetic repository is below the real one
+    uncached = _models(synthetic, cache=False, jobs=1)
+    cold = _models(synthetic, cache=True, jobs=2)
+    warm = _models(synthetic, cache=True, jobs=2)
+    assert len(uncached) > 300 and uncached.keys() == cold.keys() == warm.keys()
+    for path, model in uncached.items():
+        assert cold[path] == model == warm[path], path
+        assert repr(cold[path]) == repr(model) == repr(warm[path]), path
+        assert _fields_set(cold[path]) == _fields_set(model) == _fields_set(warm[path]), path

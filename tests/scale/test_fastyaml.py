@@ -83,3 +83,11 @@ def test_arbitrary_text(text: str) -> None:
 def test_plain_numbers_are_the_stock_constructors_numbers(number: str) -> None:
     """Plain ints and floats skip the constructor: each must come out as it would have, type and sign included."""
     _check(f"value: {number}\nlist: [{number}, {number}]\n")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.from_regex(r"\A[-+]?[0-9_]{0,4}\.?[0-9_]{0,3}(?:[eE][-+]?[0-9]{0,2})?\Z")
+       | st.sampled_from(["0", "007", "-0", "+1", "1.", "-1.5e3", "1e3", "0x1F", "0o17", "1_000", "1.5.2", ".5", "12:30"]))
+def test_numbers_written_plainly(text: str) -> None:
+    """Numbers skip the resolver's patterns (``_PLAIN_INT``): each form reads as the stock loader reads it."""
+    _check(f"n: {text}\nlist: [{text}, '{text}']\n")
