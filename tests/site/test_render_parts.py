@@ -154,6 +154,35 @@ def test_page_environment_renders_what_jinja_renders():
     assert "A &lt;b&gt; &amp; c" in expected and "passed &amp; &lt;ok&gt;" in expected
 
 
+CALLS = {
+    "macros.html": ("{% macro one(x, sep='-', end='.') %}{{ x }}{{ sep }}{{ end }}{% endmacro %}"
+                    "{% macro rest(x) %}{{ x }}{{ varargs|join('+') }}{{ kwargs|dictsort|join(',') }}{% endmacro %}"
+                    "{% macro around(x) %}[{{ caller(x) }}]{% endmacro %}"),
+    "page.html": ("{% from 'macros.html' import one, rest, around %}{% block main %}{% set b = 1 %}"
+                  "{{ one('<a>') }} {{ one(1, '&') }} {{ one(2, end='!') }} {{ one(x=3, sep=b) }} {{ one(4, '|', '?') }}"
+                  " {% for i in range(2) %}{{ one(i) }}{{ rest(i, 5, k=6) }}{% endfor %}"
+                  " {% call(y) around(7) %}<{{ y }}>{% endcall %} {{ range(2)|list }}{% endblock %}"),
+}
+
+
+@pytest.mark.parametrize("call", ["{{ one() }}", "{{ one(1, 2, 3, 4) }}", "{{ one(1, x=2) }}", "{{ one(1, nope=2) }}"])
+def test_macro_calls_are_what_jinja_makes_of_them(call):
+    # fast_call takes the macros' usual calls straight: by position, by name, with defaults, in
+    # loops and blocks; the rest (and wrong calls, with Jinja's own error) the long way round.
+    options = dict(loader=DictLoader({**CALLS, "wrong.html": "{% from 'macros.html' import one %}" + call}),
+                   autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    stock, fast = Environment(**options), PageEnvironment(**options)
+    assert fast.get_template("page.html").render() == stock.get_template("page.html").render()
+    assert "&lt;a&gt;-." in stock.get_template("page.html").render()
+    outcomes = []
+    for env in (stock, fast):
+        try:
+            outcomes.append(env.get_template("wrong.html").render())
+        except Exception as error:  # the same error, or the same text
+            outcomes.append((type(error), str(error)))
+    assert outcomes[0] == outcomes[1]
+
+
 def test_renderer_pages_are_what_stock_jinja_renders(bundled_pages):
     renderer = Renderer(vega_bundle="vega.js")
     env = renderer.env
