@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Container
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -557,6 +557,8 @@ def _value_json(value: Any) -> str:
     if kind is date:  # as pydantic writes a date: its ISO form (a page's as-of date, at least)
         return '"' + value.isoformat() + '"'
     if kind is datetime:
+        if value.tzinfo is timezone.utc:  # as pydantic writes these (every observed_at): Z for +00:00
+            return '"' + value.isoformat()[:-6] + 'Z"'
         return _string(to_jsonable_python(value))
     raise _Unsure(value)
 

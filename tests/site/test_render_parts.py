@@ -62,7 +62,7 @@ def test_history_spec_is_what_altair_builds_with_the_data():
 # -- The speed-ups of issue 8 (render.py): the same bytes as the long way round -------------------
 
 import math  # noqa: E402
-from datetime import date  # noqa: E402
+from datetime import date, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -70,7 +70,7 @@ from jinja2 import DictLoader, Environment, StrictUndefined  # noqa: E402
 from markupsafe import Markup, escape  # noqa: E402
 
 from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_json  # noqa: E402
-from site_builder.views import Citation, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
+from site_builder.views import Citation, KernelSummary, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 11, 29)
@@ -113,6 +113,11 @@ def test_mirror_json_of_values_pydantic_writes_its_own_way():
         Citation.model_construct(permalink="p", digest="d", accessed=datetime(2026, 1, 2, 3, tzinfo=timezone.utc),
                                  text="t"),
         Link.model_construct(title=b"bytes", url="u"),
+        # Date-times as pydantic writes them: Z for UTC (with or without microseconds), else the offset.
+        *(KernelSummary(operation=Link(title="t", url="u"), description=None, eligible_runs=1, workloads=1,
+                        last_observed=moment, record=None, record_gpu=None, record_workload=None) for moment in (
+            datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), datetime(2026, 1, 2, 3, 4, 5, 60, tzinfo=timezone.utc),
+            datetime(2026, 1, 2, tzinfo=timezone(timedelta(hours=-2))), datetime(2026, 1, 2, 3))),
     ]
     for view in cases:
         assert mirror_json(view) == to_json(view.model_dump(mode="json")), view
