@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Container
 from datetime import date, datetime, timezone
 from pathlib import Path
-from types import SimpleNamespace
+from types import BuiltinFunctionType, FunctionType, MethodType, SimpleNamespace
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, nodes, pass_context, select_autoescape
@@ -136,22 +136,37 @@ def fast_escape(value: Any) -> str:
 
 def fast_call(context: Context, callee: Any, *args: Any, **kwargs: Any) -> Any:
     """``context.call(callee, *args, **kwargs)``, the way templates call, with the macros our
-    templates define (no ``caller``, no ``*varargs`` or ``**kwargs``) called straight: Context.call
-    and Macro.__call__ find out what to pass by a dozen attribute checks, some 4 µs a call, and a
-    group page calls four macros. The macro gets what Macro.__call__ would give it: its arguments by
-    position, then by name, ``missing`` for the rest (its defaults), and its text as Markup when
-    the template escapes."""
-    if type(callee) is not Macro or callee.caller or callee.catch_kwargs or callee.catch_varargs \
-            or callee.explicit_caller or len(args) > callee._argument_count:
-        return context.call(callee, *args, **kwargs)
+    templates define and plain functions called straight: Context.call (and Macro.__call__) find
+    out what to pass by a dozen attribute checks, some 4 µs a macro call, and every page calls a
+    few functions (``shared``), a group page four macros."""
+    kind = type(callee)
+    if kind is Macro and not (callee.caller or callee.catch_kwargs or callee.catch_varargs or callee.explicit_caller
+                              or len(args) > callee._argument_count):
+        return _call_macro(context, callee, args, kwargs)
+    if (kind is FunctionType or kind is MethodType or kind is BuiltinFunctionType) \
+            and not hasattr(callee, "jinja_pass_arg"):  # takes no context, as Context.call finds
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return callee(*args, **kwargs)
+        except StopIteration:  # as Context.call says it
+            return context.environment.undefined("value was undefined because a callable raised a"
+                                                 " StopIteration exception")
+    return context.call(callee, *args, **kwargs)
+
+
+def _call_macro(context: Context, macro: Macro, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """What Macro.__call__ does for a macro without ``caller``, ``varargs`` or ``kwargs``: its
+    arguments by position, then by name, ``missing`` for the rest (its defaults), and its text as
+    Markup when the template escapes."""
     kwargs.pop("_block_vars", None)
     kwargs.pop("_loop_vars", None)
     arguments = list(args)
-    if kwargs or len(arguments) < callee._argument_count:
-        arguments.extend(kwargs.pop(name, missing) for name in callee.arguments[len(arguments):])
+    if kwargs or len(arguments) < macro._argument_count:
+        arguments.extend(kwargs.pop(name, missing) for name in macro.arguments[len(arguments):])
         if kwargs:  # a name the macro does not take: Macro.__call__ says so
-            return callee(context.eval_ctx, *args, **kwargs)
-    text = callee._func(*arguments)
+            return macro(context.eval_ctx, *args, **kwargs)
+    text = macro._func(*arguments)
     return Markup(text) if context.eval_ctx.autoescape else text
 
 

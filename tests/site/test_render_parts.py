@@ -66,7 +66,7 @@ from datetime import date, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-from jinja2 import DictLoader, Environment, StrictUndefined  # noqa: E402
+from jinja2 import DictLoader, Environment, StrictUndefined, pass_context  # noqa: E402
 from markupsafe import Markup, escape  # noqa: E402
 
 from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_json  # noqa: E402
@@ -166,19 +166,37 @@ CALLS = {
     "page.html": ("{% from 'macros.html' import one, rest, around %}{% block main %}{% set b = 1 %}"
                   "{{ one('<a>') }} {{ one(1, '&') }} {{ one(2, end='!') }} {{ one(x=3, sep=b) }} {{ one(4, '|', '?') }}"
                   " {% for i in range(2) %}{{ one(i) }}{{ rest(i, 5, k=6) }}{% endfor %}"
-                  " {% call(y) around(7) %}<{{ y }}>{% endcall %} {{ range(2)|list }}{% endblock %}"),
+                  " {% call(y) around(7) %}<{{ y }}>{% endcall %} {{ range(2)|list }} {{ plain(1, k='<') }}"
+                  " {{ in_context('x') }} {{ dict(a=1) }}{% endblock %}"),
 }
 
 
-@pytest.mark.parametrize("call", ["{{ one() }}", "{{ one(1, 2, 3, 4) }}", "{{ one(1, x=2) }}", "{{ one(1, nope=2) }}"])
-def test_macro_calls_are_what_jinja_makes_of_them(call):
-    # fast_call takes the macros' usual calls straight: by position, by name, with defaults, in
-    # loops and blocks; the rest (and wrong calls, with Jinja's own error) the long way round.
-    options = dict(loader=DictLoader({**CALLS, "wrong.html": "{% from 'macros.html' import one %}" + call}),
-                   autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    stock, fast = Environment(**options), PageEnvironment(**options)
+def _stop() -> None:
+    raise StopIteration
+
+
+@pass_context
+def _in_context(context, text: str) -> str:
+    return f"{context.name}:{text}"
+
+
+def _call_environment(cls, wrong_call: str):
+    env = cls(loader=DictLoader({**CALLS, "wrong.html": "{% from 'macros.html' import one %}" + wrong_call}),
+              autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(plain=lambda *args, **kwargs: f"{args}{kwargs}", in_context=_in_context, stop=_stop)
+    return env
+
+
+@pytest.mark.parametrize("call", ["{{ one() }}", "{{ one(1, 2, 3, 4) }}", "{{ one(1, x=2) }}", "{{ one(1, nope=2) }}",
+                                  "{{ stop() }}"])
+def test_template_calls_are_what_jinja_makes_of_them(call):
+    # fast_call takes the macros' and plain functions' usual calls straight: by position, by name,
+    # with defaults, in loops and blocks; the rest (and wrong calls, with Jinja's own error) the
+    # long way round.
+    stock, fast = _call_environment(Environment, call), _call_environment(PageEnvironment, call)
     assert fast.get_template("page.html").render() == stock.get_template("page.html").render()
     assert "&lt;a&gt;-." in stock.get_template("page.html").render()
+    assert "page.html:x" in stock.get_template("page.html").render()
     outcomes = []
     for env in (stock, fast):
         try:
