@@ -77,30 +77,34 @@ def metric_name(metric: str | None) -> str:
     return (metric or "value").split(":", 1)[0].capitalize()
 
 
-def pretty_json(value: Any, kept: Container[str] = ()) -> str:
+def pretty_json(value: Any) -> str:
     """Indented JSON for people (manifests on pages); keys keep the manifest's own order, as the
-    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one.
-
-    ``kept`` names members of ``value`` (a dict) that many pages hold as one object (fields marked
-    KeptByIdentity: a run page's protocol and environment manifests): their text is made once."""
-    if not kept:
-        return to_json_bytes(value, indent=2).decode("utf-8")
-    members = [f"  {to_json_bytes(key).decode('utf-8')}: {_member_json(item, key in kept)}" for key, item in value.items()]
-    return "{\n" + ",\n".join(members) + "\n}" if members else "{}"
+    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one."""
+    return to_json_bytes(value, indent=2).decode("utf-8")
 
 
-# Indented texts of kept members (pretty_json), by identity: a site has a few hundred manifests.
+def pretty_json_html(value: dict[str, Any], kept: Container[str] = ()) -> Markup:
+    """``pretty_json(value)`` escaped for the page, of a dict whose members named in ``kept`` many
+    pages hold as one object (fields marked KeptByIdentity: a run page's protocol and environment
+    manifests): their escaped text is made once. (Escaping maps each character on its own, so the
+    escaped members make the escaped whole.)"""
+    members = [f"  {escape_text(to_json_bytes(key).decode('utf-8'))}: {_member_html(item, key in kept)}"
+               for key, item in value.items()]
+    return Markup("{\n" + ",\n".join(members) + "\n}" if members else "{}")
+
+
+# Escaped texts of kept members (pretty_json_html), by identity: a site has a few hundred manifests.
 _PRETTY_LIMIT = 1_000
 _pretty_texts: dict[int, tuple[Any, str]] = {}
 
 
-def _member_json(value: Any, kept: bool) -> str:
-    """``pretty_json(value)`` one level further in, as a member of an object."""
-    return _kept_text(_pretty_texts, _PRETTY_LIMIT, value, _indented_member) if kept else _indented_member(value)
+def _member_html(value: Any, kept: bool) -> str:
+    return _kept_text(_pretty_texts, _PRETTY_LIMIT, value, _escaped_member) if kept else _escaped_member(value)
 
 
-def _indented_member(value: Any) -> str:
-    return pretty_json(value).replace("\n", "\n  ")
+def _escaped_member(value: Any) -> str:
+    """``pretty_json(value)`` one level further in, as a member of an object, escaped."""
+    return escape_text(pretty_json(value).replace("\n", "\n  "))
 
 
 def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
@@ -302,7 +306,7 @@ class Renderer:
             number=formatting.number, short_digest=formatting.short_digest, markdown=render_markdown,
             measure=formatting.measure, speedup=speedup, metric_name=metric_name, reason_text=reason_text,
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
-            pretty_json=pretty_json, lead_and_rest=lead_and_rest,
+            pretty_json=pretty_json, pretty_json_html=pretty_json_html, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
             render_once=self.render_once,
         )

@@ -329,15 +329,17 @@ def test_run_pages_hold_their_protocol_and_environment_manifests_as_built_once(b
     assert len(by_protocol) < len(runs)
 
 
-def test_pretty_json_with_kept_members_is_pretty_json():
-    from site_builder.render import pretty_json
+def test_pretty_json_html_with_kept_members_is_pretty_json_escaped():
+    from site_builder.render import pretty_json, pretty_json_html
 
     run = {"apiVersion": "v1", "spec": {"list": [1, {"text": "x\ny <&> ü"}], "empty": {}, "none": [], "ratio": 1.5}}
     shared = {"kind": "BenchmarkProtocol", "spec": {"nested": {"deep": [True, None]}}}
     value = {"run": run, "protocol": shared, "environment": {}}
     for _ in range(2):  # the second time with the shared members' texts kept
-        assert pretty_json(value, kept=("protocol", "environment")) == pretty_json(value)
-    assert pretty_json({}, kept=("protocol",)) == pretty_json({}) == "{}"
+        html = pretty_json_html(value, kept=("protocol", "environment"))
+        assert type(html) is Markup and html == escape(pretty_json(value))
+    assert "&lt;&amp;&gt;" in html
+    assert pretty_json_html({}, kept=("protocol",)) == pretty_json({}) == "{}"
 
 
 def test_day_is_strftime():
