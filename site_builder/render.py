@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Container
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
-from types import SimpleNamespace
+from types import BuiltinFunctionType, FunctionType, MethodType, SimpleNamespace
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, nodes, pass_context, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, nodes, pass_context, select_autoescape
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
+from jinja2.runtime import Context, Macro, missing
 from markupsafe import Markup, escape
 from pydantic_core import to_json as to_json_bytes
 from pydantic_core import to_jsonable_python
@@ -27,8 +28,8 @@ from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
 from .views import (
-    ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, KeptByIdentity, Link, OperationView, Page,
-    ProtocolView, RowView, SourceLink, View, WorkloadView,
+    Availability, ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, KeptByIdentity, Link,
+    OperationView, Page, ProtocolView, RowView, SourceLink, View, WorkloadView,
 )
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -76,30 +77,34 @@ def metric_name(metric: str | None) -> str:
     return (metric or "value").split(":", 1)[0].capitalize()
 
 
-def pretty_json(value: Any, kept: Container[str] = ()) -> str:
+def pretty_json(value: Any) -> str:
     """Indented JSON for people (manifests on pages); keys keep the manifest's own order, as the
-    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one.
-
-    ``kept`` names members of ``value`` (a dict) that many pages hold as one object (fields marked
-    KeptByIdentity: a run page's protocol and environment manifests): their text is made once."""
-    if not kept:
-        return to_json_bytes(value, indent=2).decode("utf-8")
-    members = [f"  {to_json_bytes(key).decode('utf-8')}: {_member_json(item, key in kept)}" for key, item in value.items()]
-    return "{\n" + ",\n".join(members) + "\n}" if members else "{}"
+    mirrors' do not need to: pydantic-core's encoder is ten times faster than json's indenting one."""
+    return to_json_bytes(value, indent=2).decode("utf-8")
 
 
-# Indented texts of kept members (pretty_json), by identity: a site has a few hundred manifests.
+def pretty_json_html(value: dict[str, Any], kept: Container[str] = ()) -> Markup:
+    """``pretty_json(value)`` escaped for the page, of a dict whose members named in ``kept`` many
+    pages hold as one object (fields marked KeptByIdentity: a run page's protocol and environment
+    manifests): their escaped text is made once. (Escaping maps each character on its own, so the
+    escaped members make the escaped whole.)"""
+    members = [f"  {escape_text(to_json_bytes(key).decode('utf-8'))}: {_member_html(item, key in kept)}"
+               for key, item in value.items()]
+    return Markup("{\n" + ",\n".join(members) + "\n}" if members else "{}")
+
+
+# Escaped texts of kept members (pretty_json_html), by identity: a site has a few hundred manifests.
 _PRETTY_LIMIT = 1_000
 _pretty_texts: dict[int, tuple[Any, str]] = {}
 
 
-def _member_json(value: Any, kept: bool) -> str:
-    """``pretty_json(value)`` one level further in, as a member of an object."""
-    return _kept_text(_pretty_texts, _PRETTY_LIMIT, value, _indented_member) if kept else _indented_member(value)
+def _member_html(value: Any, kept: bool) -> str:
+    return _kept_text(_pretty_texts, _PRETTY_LIMIT, value, _escaped_member) if kept else _escaped_member(value)
 
 
-def _indented_member(value: Any) -> str:
-    return pretty_json(value).replace("\n", "\n  ")
+def _escaped_member(value: Any) -> str:
+    """``pretty_json(value)`` one level further in, as a member of an object, escaped."""
+    return escape_text(pretty_json(value).replace("\n", "\n  "))
 
 
 def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
@@ -133,6 +138,42 @@ def fast_escape(value: Any) -> str:
     return escape(value)
 
 
+def fast_call(context: Context, callee: Any, *args: Any, **kwargs: Any) -> Any:
+    """``context.call(callee, *args, **kwargs)``, the way templates call, with the macros our
+    templates define and plain functions called straight: Context.call (and Macro.__call__) find
+    out what to pass by a dozen attribute checks, some 4 µs a macro call, and every page calls a
+    few functions (``shared``), a group page four macros."""
+    kind = type(callee)
+    if kind is Macro and not (callee.caller or callee.catch_kwargs or callee.catch_varargs or callee.explicit_caller
+                              or len(args) > callee._argument_count):
+        return _call_macro(context, callee, args, kwargs)
+    if (kind is FunctionType or kind is MethodType or kind is BuiltinFunctionType) \
+            and not hasattr(callee, "jinja_pass_arg"):  # takes no context, as Context.call finds
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return callee(*args, **kwargs)
+        except StopIteration:  # as Context.call says it
+            return context.environment.undefined("value was undefined because a callable raised a"
+                                                 " StopIteration exception")
+    return context.call(callee, *args, **kwargs)
+
+
+def _call_macro(context: Context, macro: Macro, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """What Macro.__call__ does for a macro without ``caller``, ``varargs`` or ``kwargs``: its
+    arguments by position, then by name, ``missing`` for the rest (its defaults), and its text as
+    Markup when the template escapes."""
+    kwargs.pop("_block_vars", None)
+    kwargs.pop("_loop_vars", None)
+    arguments = list(args)
+    if kwargs or len(arguments) < macro._argument_count:
+        arguments.extend(kwargs.pop(name, missing) for name in macro.arguments[len(arguments):])
+        if kwargs:  # a name the macro does not take: Macro.__call__ says so
+            return macro(context.eval_ctx, *args, **kwargs)
+    text = macro._func(*arguments)
+    return Markup(text) if context.eval_ctx.autoescape else text
+
+
 class PageCodeGenerator(CodeGenerator):
     """Jinja's code generator with changes that leave every page's text as it was:
 
@@ -140,11 +181,12 @@ class PageCodeGenerator(CodeGenerator):
       yield it once, joined, instead of a yield per piece of text or value: every yield climbs
       back through the chain of block and parent-template generators, and a run page made some
       350 of them;
-    * printed values are escaped by ``fast_escape``.
+    * printed values are escaped by ``fast_escape``;
+    * calls go through ``fast_call``.
     """
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
-        self.writeline(f"from {__name__} import escape_text, fast_escape")
+        self.writeline(f"from {__name__} import escape_text, fast_call, fast_escape")
         self._gathers_root = node.find(nodes.Extends) is None
         super().visit_Template(node, frame)
 
@@ -179,6 +221,21 @@ class PageCodeGenerator(CodeGenerator):
             super()._output_child_post(node, frame, finalize)
 
     @optimizeconst
+    def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
+        # ``f(x)``: Jinja's own call (``context.call(f, x, ...)``, the same arguments), through fast_call.
+        if self.environment.is_async or self.environment.sandboxed:
+            return super().visit_Call(node, frame, forward_caller)
+        self.write("fast_call(context, ")
+        self.visit(node.node, frame)
+        extra_kwargs = {"caller": "caller"} if forward_caller else {}
+        if frame.loop_frame:
+            extra_kwargs["_loop_vars"] = "_loop_vars"
+        if frame.block_frame:
+            extra_kwargs["_block_vars"] = "_block_vars"
+        self.signature(node, frame, extra_kwargs or None)
+        self.write(")")
+
+    @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
         # ``x.name``: the attribute by the builtin getattr, and only when there is none
         # environment.getattr (an item, else undefined), as Jinja does: a page reads some 250
@@ -191,8 +248,18 @@ class PageCodeGenerator(CodeGenerator):
         self.write(f"), {node.attr!r}, missing)) is not missing else environment.getattr(_o, {node.attr!r}))")
 
 
+class PageTemplate(Template):
+    def _get_default_module(self, ctx: Context | None = None) -> Any:
+        # A template importing macros (``{% from ... import %}``) asks for their module with its
+        # context, and Jinja then subtracts this template's globals (a ChainMap's keys, in Python)
+        # from the context's own globals on every page, to find any the module lacks. Our pages'
+        # contexts name no globals of their own (Renderer._render): there are none to find.
+        return super()._get_default_module(ctx if ctx is not None and ctx.globals_keys else None)
+
+
 class PageEnvironment(Environment):
     code_generator_class = PageCodeGenerator
+    template_class = PageTemplate
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -239,7 +306,7 @@ class Renderer:
             number=formatting.number, short_digest=formatting.short_digest, markdown=render_markdown,
             measure=formatting.measure, speedup=speedup, metric_name=metric_name, reason_text=reason_text,
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
-            pretty_json=pretty_json, lead_and_rest=lead_and_rest,
+            pretty_json=pretty_json, pretty_json_html=pretty_json_html, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
             render_once=self.render_once,
         )
@@ -346,8 +413,8 @@ class _Unsure(Exception):
 
 # Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
 # identity (the object is held with its text, so its id is not reused while kept).
-_SHARED_VIEWS = frozenset((CohortSummary, EnvironmentView, FloorView, ImplementationView, Link, OperationView,
-                           ProtocolView, RowView, SourceLink, WorkloadView, RecordRun))
+_SHARED_VIEWS = frozenset((Availability, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link,
+                           OperationView, ProtocolView, RowView, SourceLink, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields
 # Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000
@@ -506,7 +573,11 @@ def _value_json(value: Any) -> str:
         if any(type(key) is not str for key in value):
             raise _Unsure(value)
         return "{" + ",".join([_string(key) + ":" + _value_json(value[key]) for key in sorted(value)]) + "}"
-    if kind is datetime or kind is date:
+    if kind is date:  # as pydantic writes a date: its ISO form (a page's as-of date, at least)
+        return '"' + value.isoformat() + '"'
+    if kind is datetime:
+        if value.tzinfo is timezone.utc:  # as pydantic writes these (every observed_at): Z for +00:00
+            return '"' + value.isoformat()[:-6] + 'Z"'
         return _string(to_jsonable_python(value))
     raise _Unsure(value)
 

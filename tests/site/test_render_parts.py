@@ -62,15 +62,15 @@ def test_history_spec_is_what_altair_builds_with_the_data():
 # -- The speed-ups of issue 8 (render.py): the same bytes as the long way round -------------------
 
 import math  # noqa: E402
-from datetime import date  # noqa: E402
+from datetime import date, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-from jinja2 import DictLoader, Environment, StrictUndefined  # noqa: E402
+from jinja2 import DictLoader, Environment, StrictUndefined, pass_context  # noqa: E402
 from markupsafe import Markup, escape  # noqa: E402
 
 from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_json  # noqa: E402
-from site_builder.views import Citation, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
+from site_builder.views import Citation, KernelSummary, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 11, 29)
@@ -113,6 +113,11 @@ def test_mirror_json_of_values_pydantic_writes_its_own_way():
         Citation.model_construct(permalink="p", digest="d", accessed=datetime(2026, 1, 2, 3, tzinfo=timezone.utc),
                                  text="t"),
         Link.model_construct(title=b"bytes", url="u"),
+        # Date-times as pydantic writes them: Z for UTC (with or without microseconds), else the offset.
+        *(KernelSummary(operation=Link(title="t", url="u"), description=None, eligible_runs=1, workloads=1,
+                        last_observed=moment, record=None, record_gpu=None, record_workload=None) for moment in (
+            datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), datetime(2026, 1, 2, 3, 4, 5, 60, tzinfo=timezone.utc),
+            datetime(2026, 1, 2, tzinfo=timezone(timedelta(hours=-2))), datetime(2026, 1, 2, 3))),
     ]
     for view in cases:
         assert mirror_json(view) == to_json(view.model_dump(mode="json")), view
@@ -152,6 +157,53 @@ def test_page_environment_renders_what_jinja_renders():
     expected = Environment(**options).get_template("page.html").render(page=page)
     assert PageEnvironment(**options).get_template("page.html").render(page=page) == expected
     assert "A &lt;b&gt; &amp; c" in expected and "passed &amp; &lt;ok&gt;" in expected
+
+
+CALLS = {
+    "macros.html": ("{% macro one(x, sep='-', end='.') %}{{ x }}{{ sep }}{{ end }}{% endmacro %}"
+                    "{% macro rest(x) %}{{ x }}{{ varargs|join('+') }}{{ kwargs|dictsort|join(',') }}{% endmacro %}"
+                    "{% macro around(x) %}[{{ caller(x) }}]{% endmacro %}"),
+    "page.html": ("{% from 'macros.html' import one, rest, around %}{% block main %}{% set b = 1 %}"
+                  "{{ one('<a>') }} {{ one(1, '&') }} {{ one(2, end='!') }} {{ one(x=3, sep=b) }} {{ one(4, '|', '?') }}"
+                  " {% for i in range(2) %}{{ one(i) }}{{ rest(i, 5, k=6) }}{% endfor %}"
+                  " {% call(y) around(7) %}<{{ y }}>{% endcall %} {{ range(2)|list }} {{ plain(1, k='<') }}"
+                  " {{ in_context('x') }} {{ dict(a=1) }}{% endblock %}"),
+}
+
+
+def _stop() -> None:
+    raise StopIteration
+
+
+@pass_context
+def _in_context(context, text: str) -> str:
+    return f"{context.name}:{text}"
+
+
+def _call_environment(cls, wrong_call: str):
+    env = cls(loader=DictLoader({**CALLS, "wrong.html": "{% from 'macros.html' import one %}" + wrong_call}),
+              autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(plain=lambda *args, **kwargs: f"{args}{kwargs}", in_context=_in_context, stop=_stop)
+    return env
+
+
+@pytest.mark.parametrize("call", ["{{ one() }}", "{{ one(1, 2, 3, 4) }}", "{{ one(1, x=2) }}", "{{ one(1, nope=2) }}",
+                                  "{{ stop() }}"])
+def test_template_calls_are_what_jinja_makes_of_them(call):
+    # fast_call takes the macros' and plain functions' usual calls straight: by position, by name,
+    # with defaults, in loops and blocks; the rest (and wrong calls, with Jinja's own error) the
+    # long way round.
+    stock, fast = _call_environment(Environment, call), _call_environment(PageEnvironment, call)
+    assert fast.get_template("page.html").render() == stock.get_template("page.html").render()
+    assert "&lt;a&gt;-." in stock.get_template("page.html").render()
+    assert "page.html:x" in stock.get_template("page.html").render()
+    outcomes = []
+    for env in (stock, fast):
+        try:
+            outcomes.append(env.get_template("wrong.html").render())
+        except Exception as error:  # the same error, or the same text
+            outcomes.append((type(error), str(error)))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_renderer_pages_are_what_stock_jinja_renders(bundled_pages):
@@ -277,15 +329,17 @@ def test_run_pages_hold_their_protocol_and_environment_manifests_as_built_once(b
     assert len(by_protocol) < len(runs)
 
 
-def test_pretty_json_with_kept_members_is_pretty_json():
-    from site_builder.render import pretty_json
+def test_pretty_json_html_with_kept_members_is_pretty_json_escaped():
+    from site_builder.render import pretty_json, pretty_json_html
 
     run = {"apiVersion": "v1", "spec": {"list": [1, {"text": "x\ny <&> ü"}], "empty": {}, "none": [], "ratio": 1.5}}
     shared = {"kind": "BenchmarkProtocol", "spec": {"nested": {"deep": [True, None]}}}
     value = {"run": run, "protocol": shared, "environment": {}}
     for _ in range(2):  # the second time with the shared members' texts kept
-        assert pretty_json(value, kept=("protocol", "environment")) == pretty_json(value)
-    assert pretty_json({}, kept=("protocol",)) == pretty_json({}) == "{}"
+        html = pretty_json_html(value, kept=("protocol", "environment"))
+        assert type(html) is Markup and html == escape(pretty_json(value))
+    assert "&lt;&amp;&gt;" in html
+    assert pretty_json_html({}, kept=("protocol",)) == pretty_json({}) == "{}"
 
 
 def test_day_is_strftime():
