@@ -47,17 +47,21 @@ FACETS = [
 
 V = TypeVar("V", bound=View)
 
-
-def unchecked(blank: V, **fields: Any) -> V:
-    """``type(blank).model_construct(**fields)``, for every field of ``blank`` by name, in half the
-    time: a copy of ``blank`` (made by ``model_construct()``) with the fields filled in. Nothing is
-    checked or converted (an int stays an int): for views built from checked facts, which the
-    ledger repeats tens of thousands of times."""
-    return blank.model_copy(update=fields)
+_new = object.__new__
+_set = object.__setattr__
 
 
-_BLANK_RUN = RecordRun.model_construct()
-_BLANK_ROW = RecordRow.model_construct()
+def unchecked(cls: type[V], **fields: Any) -> V:
+    """``cls.model_construct(**fields)`` for every field of ``cls`` by name, in a quarter of the time:
+    the instance's four slots filled as ``model_construct`` fills them. Nothing is checked or
+    converted (an int stays an int): for views built from checked facts, which the ledger repeats
+    tens of thousands of times."""
+    view = _new(cls)
+    _set(view, "__dict__", fields)
+    _set(view, "__pydantic_fields_set__", set(fields))
+    _set(view, "__pydantic_extra__", None)
+    _set(view, "__pydantic_private__", None)
+    return view
 
 
 class DiscoverContext:
@@ -108,7 +112,7 @@ class DiscoverContext:
         if found is None:
             implementation = self.factory.implementation(run.implementation)
             found = self._record_runs[run.name] = unchecked(
-                _BLANK_RUN,
+                RecordRun,
                 run=run.name, url=urls.run(run.name), value=run.value, unit=run.unit, statistic=run.statistic,
                 implementation=self._implementation_link(run.implementation), baseline=implementation.baseline,
                 evidence=run.evidence, source=implementation.source_url is not None, license=implementation.license,
@@ -131,7 +135,7 @@ class DiscoverContext:
             cohort = self.board.cohorts[entry.group.key]
             factory = self.factory
             found = self._record_rows[key] = unchecked(
-                _BLANK_ROW,
+                RecordRow,
                 operation=factory.operation_link(cohort.operation), workload=factory.workload_link(cohort.workload),
                 cohort=factory.cohort_link(cohort), gpu=entry.group.gpu,
                 gpu_label=self.found.gpu_by_slug[entry.group.gpu].label, row=self.record_run(entry.run),
