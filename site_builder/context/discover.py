@@ -101,7 +101,9 @@ class DiscoverContext:
         key = self.found.gpu_by_slug[slug]
         return bool(key.datasheet and self.catalog.hardware[key.datasheet].spec.priority)
 
+    @per_key
     def gpu_entry(self, slug: str) -> GpuEntry:
+        """One per GPU: the search page and every model page list them, and each counts the GPU's rows."""
         key = self.found.gpu_by_slug[slug]
         cohorts = self.found.cohorts_by_gpu.get(slug, [])
         return GpuEntry(slug=slug, label=key.label, url=urls.gpu(slug), eligible_runs=sum(len(c.rows) for c in cohorts),
@@ -142,6 +144,12 @@ class DiscoverContext:
                 previous=self.record_run(entry.previous) if entry.previous else None, improvement=entry.improvement,
                 set_at=entry.set_at, current=entry.current, group_size=len(cohort.rows))
         return found
+
+    @cached_property
+    def workload_order(self) -> dict[str, int]:
+        """Each group's place in its workload's default group order (by group key)."""
+        return {cohort.key: number for cohorts in self.board.workload_cohorts.values()
+                for number, cohort in enumerate(cohorts)}
 
     def has_source(self, implementation: str) -> bool:
         return self.board.implementations[implementation].source_url is not None
@@ -422,7 +430,7 @@ def _model_cell(context: DiscoverContext, operation: str, slug: str, cohorts: li
         return ModelCell(gpu=slug, cohort=None, workload=None, best=None, best_usable=None, groups=0)
     headline = context.factory.headline_workload(operation)
     # The kernel page's own choice: its headline workload, then the workload's default group order.
-    order = {c.key: i for c in cohorts for i, other in enumerate(context.board.workload_cohorts[c.workload]) if other is c}
+    order = context.workload_order
     cohort = min(cohorts, key=lambda c: (c.workload != headline, order[c.key], -len(c.rows), c.key))
     leader = cohort.rows[0]
     usable = None
@@ -442,9 +450,10 @@ def model_pages(context: DiscoverContext) -> Iterator[ModelPage]:
 def model_page(context: DiscoverContext, model: str) -> ModelPage:
     found = context.found
     operations = context.models[model]
+    used = set(operations)
     cells: dict[tuple[str, str], list[Cohort]] = {}
     for cohort in found.ranked_cohorts:
-        if cohort.operation in operations:
+        if cohort.operation in used:
             cells.setdefault((cohort.operation, found.gpu_of(cohort).slug), []).append(cohort)
     slugs = sorted({slug for _, slug in cells} | {key.slug for key in found.gpus if context.priority(key.slug)},
                    key=lambda slug: (found.gpu_by_slug[slug].label.casefold(), slug))
