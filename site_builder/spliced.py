@@ -29,24 +29,33 @@ class RowSplicer:
     def __init__(self, render: Callable[..., str], url: Callable[[str, str], str]):
         self._render = render  # a template by name, with variables
         self._url = url  # ``urls.relative``: a site path as a link from a page
-        self._kept: dict[tuple, tuple[Any, str]] = {}
+        # Per template and variables: each row's marked text, with the row, by the row's id.
+        self._kept: dict[tuple, dict[int, tuple[Any, str]]] = {}
 
     def rows(self, name: str, rows: Iterable[Any], page: str, **variables: Any) -> Markup:
-        """``name`` rendered for each of ``rows`` (as ``r``, with ``variables``), joined, for ``page``."""
+        """``name`` rendered for each of ``rows`` (as ``r``, with ``variables``), joined, for ``page``.
+        The marked texts of consecutive rows are joined first and their markers replaced in one
+        pass: a ledger page has hundreds of rows, and a call per row cost more than the replacing."""
         climb = self._url("", page)
-        parts = []
+        kept = self._kept.setdefault((name, *sorted(variables.items())), {})
+        parts: list[str] = []
+        marked: list[str] = []
         for row in rows:
-            marked = self._marked(name, row, variables)
-            parts.append(marked.replace(MARK, climb) if marked is not None else self._render(name, r=row, **variables))
+            found = kept.get(id(row))
+            text = found[1] if found is not None and found[0] is row else self._marked(kept, name, row, variables)
+            if text is not None:
+                marked.append(text)
+                continue
+            parts.append("".join(marked).replace(MARK, climb))
+            marked = []
+            parts.append(self._render(name, r=row, **variables))
+        parts.append("".join(marked).replace(MARK, climb))
         return Markup("".join(parts))
 
-    def _marked(self, name: str, row: Any, variables: dict[str, Any]) -> str | None:
-        """The row's text with a marker where its links climb to the site root; None for a row whose
-        own text holds the marker."""
-        key = (name, id(row), *sorted(variables.items()))
-        found = self._kept.get(key)
-        if found is not None and found[0] is row:  # the row is held with its text: its id is not reused
-            return found[1]
+    def _marked(self, kept: dict[int, tuple[Any, str]], name: str, row: Any, variables: dict[str, Any]) -> str | None:
+        """The row's text with a marker where its links climb to the site root, kept in ``kept`` (the
+        row is held with its text, so its id is not reused while kept); None for a row whose own
+        text holds the marker."""
         marked = 0
 
         def marker(target: str) -> str:
@@ -59,7 +68,7 @@ class RowSplicer:
         text = self._render(name, r=row, url=marker, **variables)
         if text.count(MARK) != marked:
             return None
-        if len(self._kept) >= ROW_LIMIT:
-            self._kept.clear()
-        self._kept[key] = (row, text)
+        if len(kept) >= ROW_LIMIT:
+            kept.clear()
+        kept[id(row)] = (row, text)
         return text

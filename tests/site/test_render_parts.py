@@ -265,6 +265,24 @@ def test_spliced_ledger_rows_are_the_rows_rendered_for_each_page():
     assert spliced("_ledger_row.html", []) == ""
 
 
+def test_a_row_holding_the_marker_between_others_keeps_its_place_and_its_text():
+    from site_builder.spliced import MARK, RowSplicer
+
+    page = "records/gpu/x.html"
+
+    def render(name, **variables):
+        # Without ``url`` among the variables, the page's own (as the renderer's global is).
+        url = variables.get("url", lambda target: urls.relative(target, page))
+        return f"<a href=\"{url(variables['r'])}\">{variables['r']}</a>"
+
+    splicer = RowSplicer(render, urls.relative)
+    rows = ["a.html", f"odd{MARK}.html", "b.html"]
+    for _ in range(2):  # the second time from the kept texts
+        assert splicer.rows("row.html", rows, page) == (
+            f'<a href="../../a.html">a.html</a><a href="../../odd{MARK}.html">odd{MARK}.html</a>'
+            '<a href="../../b.html">b.html</a>')
+
+
 def test_a_ledger_row_says_since_beaten_only_when_it_no_longer_holds_the_record():
     renderer = Renderer(vega_bundle="vega.js")
     renderer._page_path = urls.RECORDS
