@@ -68,17 +68,25 @@ class PageSignatures:
                     shared.update(f"\0{kind}\0{name}\0{_content(entity)}".encode())
         self._shared = shared.hexdigest()
         superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
-        by_operation: dict[str, list[tuple[str, str, str]]] = {}
         runs = catalog.of(RUN_KIND)
-        self._board, self._run_files, self._superseded_by = board, runs, superseded_by
+        # What a kernel's part and a group's hash read of each run, the same text in both: made
+        # once per run here rather than again for each group that has it.
+        self._run_parts = {name: f"\0{name}\t{_content(runs[name])}\t{superseded_by.get(name, '')}".encode()
+                           for name in board.runs}
+        self._board = board
+        by_operation: dict[str, list[str]] = {}
         for run in board.runs.values():
-            by_operation.setdefault(run.operation, []).append(
-                (run.name, _content(runs[run.name]), superseded_by.get(run.name, "")))
-        self._operations = {operation: _digest(self._shared, sorted(members)) for operation, members in by_operation.items()}
+            by_operation.setdefault(run.operation, []).append(run.name)
+        self._operations = {operation: self._runs_digest(names) for operation, names in by_operation.items()}
+
+    def _runs_digest(self, names: list[str]) -> str:
+        digest = hashlib.sha256(self._shared.encode())
+        digest.update(b"".join([self._run_parts[name] for name in sorted(names)]))
+        return digest.hexdigest()
 
     def operation(self, name: str) -> str:
         """The signature of every run and group page of the kernel ``name``."""
-        return self._operations.get(name) or _digest(self._shared, [])
+        return self._operations.get(name) or self._runs_digest([])
 
     def signed(self, operation: str, task: Callable[[], Iterable[Page]], page: str) -> SignedTask:
         """``task``, marked with its kernel's signature and the page it builds (one task, one page)."""
@@ -87,14 +95,14 @@ class PageSignatures:
     def rows(self) -> RowSignatures:
         """What signs the pages of rows from many groups, for one planning of the pages: it keeps
         a digest per group (some 55,000 at 100,000 runs) until it is dropped."""
-        return RowSignatures(self._shared, self._board, self._run_files, self._superseded_by)
+        return RowSignatures(self._shared, self._board, self._run_parts)
 
 
 class RowSignatures:
     """Signatures of the records ledger's and the challenge lists' pages (module docstring)."""
 
-    def __init__(self, shared: str, board: Leaderboard, run_files: dict[str, Entity], superseded_by: dict[str, str]):
-        self._shared, self._board, self._run_files, self._superseded_by = shared, board, run_files, superseded_by
+    def __init__(self, shared: str, board: Leaderboard, run_parts: dict[str, bytes]):
+        self._shared, self._board, self._run_parts = shared, board, run_parts
         self._headlines: dict[str, str] = {}
         self._groups: dict[str, bytes] = {}
 
@@ -104,8 +112,7 @@ class RowSignatures:
         found = self._groups.get(cohort.key)
         if found is None:
             digest = hashlib.sha256(f"{cohort.key}\0{cohort.label}\0{self._headline(cohort.operation)}".encode())
-            for name in sorted(run.name for run in cohort.runs):
-                digest.update(f"\0{name}\t{_content(self._run_files[name])}\t{self._superseded_by.get(name, '')}".encode())
+            digest.update(b"".join([self._run_parts[name] for name in sorted([run.name for run in cohort.runs])]))
             found = self._groups[cohort.key] = digest.digest()
         return found
 
@@ -131,10 +138,3 @@ def _content(entity: Entity) -> str:
     if key is None:  # loaded without the bulk loader: hash the file itself
         key = hashlib.sha256(entity.document.path.read_bytes()).hexdigest()
     return key
-
-
-def _digest(shared: str, members: Iterable[tuple[str, ...]]) -> str:
-    digest = hashlib.sha256(shared.encode())
-    for member in members:
-        digest.update(("\0" + "\t".join(member)).encode())
-    return digest.hexdigest()
