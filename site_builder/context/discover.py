@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -160,7 +160,7 @@ def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) ->
     tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
     if signer is not None:
         reads = _LedgerReads(context, signer)
-        tasks[1:] = [signer.signed(reads(plan), task, _records_url(plan)) for plan, task in zip(plans, tasks[1:])]
+        tasks[1:] = [signer.signed(partial(reads, plan), task, _records_url(plan)) for plan, task in zip(plans, tasks[1:])]
     tasks.append(lambda: (gpus_page(context),))
     tasks += [lambda key=key: (gpu_page(context, key),) for key in context.found.gpus]
     tasks.append(lambda: (models_page(context),))
