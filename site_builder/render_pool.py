@@ -139,8 +139,8 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
     global _job
     previous_pages = staging.previous.pages if staging.previous is not None else {}
     # Signatures decide what is built only when the previous site has pages to take; otherwise
-    # every task is built, and its signature is worked out as its pages come back (``_in_order``),
-    # while the workers render, rather than before they start.
+    # every task is built, and the signatures are worked out while the workers render, rather
+    # than before they start.
     to_build = ([number for number, task in enumerate(tasks) if not previous_pages.get(_signature(task))]
                 if previous_pages else list(range(len(tasks))))
     workers = workers or os.cpu_count() or 1
@@ -160,7 +160,13 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
             # and so copying, every page the workers share, and from walking them again afterwards.
             gc.freeze()
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                yield from _in_order(tasks, set(to_build), pool.imap(_render_chunk_in_worker, chunks), progress)
+                built = pool.imap(_render_chunk_in_worker, chunks)
+                if not previous_pages:
+                    # Signed all at once while the workers start: what signing keeps meanwhile
+                    # (a digest per group, a line per ledger entry) is freed before pages pile up.
+                    for task in tasks:
+                        _signature(task)
+                yield from _in_order(tasks, set(to_build), built, progress)
     finally:
         _job = None
 

@@ -50,8 +50,8 @@ RUN_KIND = "BenchmarkRun"
 class SignedTask:
     """A page task whose pages are a function of its ``signature`` alone. The signature is worked
     out when first asked for: a rebuild asks before it builds anything (to know what it need not
-    build), a build from scratch only as each task's pages come back from the render workers, so
-    the hashing is not part of the planning that one core does while the other waits."""
+    build), a build from scratch once the render workers are at work (``render_pool``), so the
+    hashing is not part of the planning that one core does while the other waits."""
 
     __slots__ = ("build", "_sign", "_signature")
 
