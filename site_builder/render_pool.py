@@ -139,15 +139,18 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
     """The pages of every task, written into ``staging``, reported in task order. Chart specs the
     workers met are handed to ``renderer.charts``."""
     global _job
-    signatures = [getattr(task, "signature", None) for task in tasks]
     previous_pages = staging.previous.pages if staging.previous is not None else {}
-    to_build = [number for number, signature in enumerate(signatures) if not previous_pages.get(signature)]
+    # Signatures decide what is built only when the previous site has pages to take; otherwise
+    # every task is built, and the signatures are worked out while the workers render, rather
+    # than before they start.
+    to_build = ([number for number, task in enumerate(tasks) if not previous_pages.get(_signature(task))]
+                if previous_pages else list(range(len(tasks))))
     workers = workers or os.cpu_count() or 1
     chunks = _chunks(to_build, workers)
     _job = _Job(tasks, renderer, staging, reuse_pages)
     try:
         if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-            yield from _in_order(signatures, set(to_build), map(_render_tasks, chunks), progress)
+            yield from _in_order(tasks, set(to_build), map(_render_tasks, chunks), progress)
         else:
             if not reuse_pages:
                 # Nearly every page built is rendered: compile the templates once, here, rather than
@@ -159,7 +162,13 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
             # and so copying, every page the workers share, and from walking them again afterwards.
             gc.freeze()
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                yield from _in_order(signatures, set(to_build), pool.imap(_render_chunk_in_worker, chunks), progress)
+                built = pool.imap(_render_chunk_in_worker, chunks)
+                if not previous_pages:
+                    # Signed all at once while the workers start: what signing keeps meanwhile
+                    # (a digest per group, a line per ledger entry) is freed before pages pile up.
+                    for task in tasks:
+                        _signature(task)
+                yield from _in_order(tasks, set(to_build), built, progress)
     finally:
         _job = None
 
@@ -176,7 +185,12 @@ def _chunks(numbers: list[int], workers: int) -> list[list[int]]:
     return chunks
 
 
-def _in_order(signatures: list[str | None], to_build: set[int], built, progress: Callable[[int], None]
+def _signature(task: PageTask) -> str | None:
+    """The signature of a signed task (``signatures``), else None."""
+    return getattr(task, "signature", None)
+
+
+def _in_order(tasks: Sequence[PageTask], to_build: set[int], built, progress: Callable[[int], None]
               ) -> Iterator[TaskPages]:
     """Each task's pages in task order: those of ``to_build`` as the chunks of ``built`` (in the same
     order) bring them, the others taken from the previous site, or built here if that fails."""
@@ -190,7 +204,8 @@ def _in_order(signatures: list[str | None], to_build: set[int], built, progress:
 
     built_tasks = each_built_task()
     done = 0
-    for number, signature in enumerate(signatures):
+    for number, task in enumerate(tasks):
+        signature = _signature(task)
         if number in to_build:
             pages, built_here = next(built_tasks), True
         else:

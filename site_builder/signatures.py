@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from functools import cached_property, partial
 
 from .derive.leaderboard import Cohort, Leaderboard
 from .link import Entity
@@ -47,54 +47,92 @@ from .views import Page
 RUN_KIND = "BenchmarkRun"
 
 
-@dataclass(frozen=True, slots=True)
 class SignedTask:
-    """A page task whose pages are a function of ``signature`` alone."""
+    """A page task whose pages are a function of its ``signature`` alone. The signature is worked
+    out when first asked for: a rebuild asks before it builds anything (to know what it need not
+    build), a build from scratch once the render workers are at work (``render_pool``), so the
+    hashing is not part of the planning that one core does while the other waits."""
 
-    signature: str
-    build: Callable[[], Iterable[Page]]
+    __slots__ = ("build", "_sign", "_signature")
+
+    def __init__(self, sign: Callable[[], str], build: Callable[[], Iterable[Page]]):
+        self.build = build
+        self._sign: Callable[[], str] | None = sign
+        self._signature: str | None = None
+
+    @property
+    def signature(self) -> str:
+        if self._signature is None:
+            self._signature = self._sign()  # type: ignore[misc]
+            self._sign = None  # what it read may be freed
+        return self._signature
 
     def __call__(self) -> Iterable[Page]:
         return self.build()
 
 
 class PageSignatures:
+    """The signatures of a build's pages (module docstring); what they share is hashed on the
+    first signature asked for."""
+
     def __init__(self, board: Leaderboard, renderer_fingerprint: str):
-        catalog = board.catalog
-        shared = hashlib.sha256(f"{renderer_fingerprint}|{board.as_of.isoformat()}".encode())
+        self._board, self._renderer = board, renderer_fingerprint
+
+    @cached_property
+    def shared(self) -> str:
+        """The global part: every file that is not a run, the as-of date and the renderer."""
+        catalog = self._board.catalog
+        shared = hashlib.sha256(f"{self._renderer}|{self._board.as_of.isoformat()}".encode())
         for kind in sorted(catalog.by_kind):
             if kind != RUN_KIND:
                 for name, entity in sorted(catalog.by_kind[kind].items()):
                     shared.update(f"\0{kind}\0{name}\0{_content(entity)}".encode())
-        self._shared = shared.hexdigest()
+        return shared.hexdigest()
+
+    @cached_property
+    def run_parts(self) -> dict[str, bytes]:
+        """What a kernel's part and a group's hash read of each run, the same text in both: made
+        once per run rather than again for each group that has it."""
+        board = self._board
         superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
-        by_operation: dict[str, list[tuple[str, str, str]]] = {}
-        runs = catalog.of(RUN_KIND)
-        self._board, self._run_files, self._superseded_by = board, runs, superseded_by
-        for run in board.runs.values():
-            by_operation.setdefault(run.operation, []).append(
-                (run.name, _content(runs[run.name]), superseded_by.get(run.name, "")))
-        self._operations = {operation: _digest(self._shared, sorted(members)) for operation, members in by_operation.items()}
+        runs = board.catalog.of(RUN_KIND)
+        return {name: f"\0{name}\t{_content(runs[name])}\t{superseded_by.get(name, '')}".encode() for name in board.runs}
+
+    @cached_property
+    def _operations(self) -> dict[str, str]:
+        by_operation: dict[str, list[str]] = {}
+        for run in self._board.runs.values():
+            by_operation.setdefault(run.operation, []).append(run.name)
+        return {operation: self.runs_digest(names) for operation, names in by_operation.items()}
+
+    def runs_digest(self, names: list[str]) -> str:
+        """The global part and the runs ``names``, hashed."""
+        digest = hashlib.sha256(self.shared.encode())
+        digest.update(b"".join([self.run_parts[name] for name in sorted(names)]))
+        return digest.hexdigest()
 
     def operation(self, name: str) -> str:
         """The signature of every run and group page of the kernel ``name``."""
-        return self._operations.get(name) or _digest(self._shared, [])
+        return self._operations.get(name) or self.runs_digest([])
 
     def signed(self, operation: str, task: Callable[[], Iterable[Page]], page: str) -> SignedTask:
         """``task``, marked with its kernel's signature and the page it builds (one task, one page)."""
-        return SignedTask(hashlib.sha256(f"{self.operation(operation)}|{page}".encode()).hexdigest(), task)
+        return SignedTask(partial(self._page_signature, operation, page), task)
+
+    def _page_signature(self, operation: str, page: str) -> str:
+        return hashlib.sha256(f"{self.operation(operation)}|{page}".encode()).hexdigest()
 
     def rows(self) -> RowSignatures:
         """What signs the pages of rows from many groups, for one planning of the pages: it keeps
         a digest per group (some 55,000 at 100,000 runs) until it is dropped."""
-        return RowSignatures(self._shared, self._board, self._run_files, self._superseded_by)
+        return RowSignatures(self, self._board)
 
 
 class RowSignatures:
     """Signatures of the records ledger's and the challenge lists' pages (module docstring)."""
 
-    def __init__(self, shared: str, board: Leaderboard, run_files: dict[str, Entity], superseded_by: dict[str, str]):
-        self._shared, self._board, self._run_files, self._superseded_by = shared, board, run_files, superseded_by
+    def __init__(self, pages: PageSignatures, board: Leaderboard):
+        self._pages, self._board = pages, board
         self._headlines: dict[str, str] = {}
         self._groups: dict[str, bytes] = {}
 
@@ -103,9 +141,9 @@ class RowSignatures:
         its kernel's headline workload, and each of its runs' file and superseding run."""
         found = self._groups.get(cohort.key)
         if found is None:
+            run_parts = self._pages.run_parts
             digest = hashlib.sha256(f"{cohort.key}\0{cohort.label}\0{self._headline(cohort.operation)}".encode())
-            for name in sorted(run.name for run in cohort.runs):
-                digest.update(f"\0{name}\t{_content(self._run_files[name])}\t{self._superseded_by.get(name, '')}".encode())
+            digest.update(b"".join([run_parts[name] for name in sorted([run.name for run in cohort.runs])]))
             found = self._groups[cohort.key] = digest.digest()
         return found
 
@@ -115,15 +153,19 @@ class RowSignatures:
             found = self._headlines[operation] = repr(self._board.headline_workload(self._board.catalog.operations[operation]))
         return found
 
-    def signed(self, reads: Iterable[str | bytes], task: Callable[[], Iterable[Page]], page: str) -> SignedTask:
+    def signed(self, reads: Callable[[], Iterable[str | bytes]], task: Callable[[], Iterable[Page]], page: str
+               ) -> SignedTask:
         """``task``, marked with a signature of the global part, the page it builds (one task, one
-        page) and ``reads``: everything else its page shows, as text, with ``group`` for each group
-        whose rows it shows."""
-        digest = hashlib.sha256(f"{self._shared}|{page}".encode())
-        for part in reads:
+        page) and what ``reads`` returns when the signature is asked for: everything else its page
+        shows, as text, with ``group`` for each group whose rows it shows."""
+        return SignedTask(partial(self._signature, reads, page), task)
+
+    def _signature(self, reads: Callable[[], Iterable[str | bytes]], page: str) -> str:
+        digest = hashlib.sha256(f"{self._pages.shared}|{page}".encode())
+        for part in reads():
             data = part if isinstance(part, bytes) else part.encode()
             digest.update(b"\0%d\0" % len(data) + data)
-        return SignedTask(digest.hexdigest(), task)
+        return digest.hexdigest()
 
 
 def _content(entity: Entity) -> str:
@@ -131,10 +173,3 @@ def _content(entity: Entity) -> str:
     if key is None:  # loaded without the bulk loader: hash the file itself
         key = hashlib.sha256(entity.document.path.read_bytes()).hexdigest()
     return key
-
-
-def _digest(shared: str, members: Iterable[tuple[str, ...]]) -> str:
-    digest = hashlib.sha256(shared.encode())
-    for member in members:
-        digest.update(("\0" + "\t".join(member)).encode())
-    return digest.hexdigest()

@@ -3,8 +3,9 @@ and a list page for each kind."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, partial
+from operator import attrgetter
 
 from .. import urls
 from ..derive.model import RunFacts
@@ -19,26 +20,29 @@ from .run import Sign, unsigned
 
 
 class CatalogIndex:
-    """Runs and groups by the entity they refer to, gathered in one pass."""
+    """Runs and groups by the entity they refer to, each index gathered on its first use: by the
+    render workers, after they fork, rather than while the pages are planned (one core working,
+    the other waiting), and a rebuild that builds no implementation page does not gather that one."""
 
     def __init__(self, factory: ViewFactory):
         self.factory = factory
-        board = factory.board
-        self.runs_by: dict[str, dict[str, list[RunFacts]]] = {
-            "implementation": {}, "environment": {}, "protocol": {}, "source": {}, "hardware": {}}
-        for run in board.runs.values():
-            self.runs_by["implementation"].setdefault(run.implementation, []).append(run)
-            self.runs_by["environment"].setdefault(run.environment, []).append(run)
-            self.runs_by["protocol"].setdefault(run.protocol, []).append(run)
-            native = factory.catalog.runs[run.name].spec.sourceNative
-            if native is not None:
-                self.runs_by["source"].setdefault(native.source, []).append(run)
-            datasheet = board.gpus[run.environment].datasheet
-            if datasheet:
-                self.runs_by["hardware"].setdefault(datasheet, []).append(run)
+        self._runs_by: dict[str, dict[str, list[RunFacts]]] = {}
 
     def runs(self, kind: str, name: str) -> list[RunFacts]:
-        return self.runs_by[kind].get(name, [])
+        """The runs (in the board's order) whose ``kind`` ("implementation", "environment",
+        "protocol", "source" or "hardware") is ``name``."""
+        found = self._runs_by.get(kind)
+        if found is None:
+            found = self._runs_by[kind] = _runs_by(self.factory.board.runs.values(), self._key(kind))
+        return found.get(name, [])
+
+    def _key(self, kind: str) -> Callable[[RunFacts], str | None]:
+        board, run_files = self.factory.board, self.factory.catalog.runs
+        if kind == "source":
+            return lambda run: getattr(run_files[run.name].spec.sourceNative, "source", None)
+        if kind == "hardware":
+            return lambda run: board.gpus[run.environment].datasheet
+        return attrgetter(kind)
 
     @cached_property
     def cohorts_by_environment(self) -> dict[str, list]:
@@ -59,6 +63,16 @@ class CatalogIndex:
         ordered = sorted(cohorts, key=lambda c: (c.operation, c.workload, c.label, c.key))[:LIST_LIMIT]
         return [Link(title=f"{factory.operation_link(c.operation).title} · {factory.workload_link(c.workload).title} · {c.label}",
                      url=urls.group(c.key)) for c in ordered]
+
+
+def _runs_by(runs: Iterable[RunFacts], key: Callable[[RunFacts], str | None]) -> dict[str, list[RunFacts]]:
+    """``runs`` by their ``key``, in order; a run without one (None) is left out."""
+    found: dict[str, list[RunFacts]] = {}
+    for run in runs:
+        value = key(run)
+        if value:
+            found.setdefault(value, []).append(run)
+    return found
 
 
 def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:

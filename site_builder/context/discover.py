@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
+from itertools import islice
 from typing import Any, TypeVar
 
 from .. import urls
@@ -13,7 +14,7 @@ from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
-    RECENT_BREAKS, LedgerEntry, by_evidence, by_gpu, by_source, pages,
+    RECENT_BREAKS, LedgerEntry, Predicate, by_evidence, by_source, pages,
 )
 from ..discover.gpus import GpuKey
 from ..discover.state import Discovery, discovery
@@ -170,9 +171,8 @@ def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) ->
     tasks: list[PageTask] = [lambda: (search_page(context),)]
     tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
     if signer is not None:
-        lists: dict[int, str] = {}
-        tasks[1:] = [signer.signed(_records_reads(context, plan, signer, lists), task, _records_url(plan))
-                     for plan, task in zip(plans, tasks[1:])]
+        reads = _LedgerReads(context, signer)
+        tasks[1:] = [signer.signed(partial(reads, plan), task, _records_url(plan)) for plan, task in zip(plans, tasks[1:])]
     tasks.append(lambda: (gpus_page(context),))
     tasks += [lambda key=key: (gpu_page(context, key),) for key in context.found.gpus]
     tasks.append(lambda: (models_page(context),))
@@ -254,22 +254,38 @@ def search_page(context: DiscoverContext) -> SearchPage:
 EVIDENCE_FILTERS = EVIDENCE_LEVELS[1:]  # "at least reported" is every record: the unfiltered ledger
 
 
-def _filters(context: DiscoverContext) -> list[tuple[FilterLink, Callable[[LedgerEntry], bool] | None]]:
-    """Every filter with its predicate and its count of current records; a filter with none has no page."""
-    current = context.found.current
-    found: list[tuple[str, str | None, str, Callable | None]] = [("all", None, "All records", None)]
-    found += [("gpu", key.slug, key.label, by_gpu(key.slug)) for key in context.found.gpus]
-    found += [("evidence", level, f"{level.capitalize()} or stronger", by_evidence(level)) for level in EVIDENCE_FILTERS]
-    found.append(("source", "available", "Source available", by_source(context.has_source)))
+def _filters(context: DiscoverContext) -> list[tuple[FilterLink, Predicate | None]]:
+    """Every filter with its predicate and its count of current records; a filter with none has no
+    page. All records and a GPU's have no predicate (``_kept``)."""
+    found = context.found
+    current = found.current
+    candidates: list[tuple[str, str | None, str, Predicate | None]] = [("all", None, "All records", None)]
+    candidates += [("gpu", key.slug, key.label, None) for key in found.gpus]
+    candidates += [("evidence", level, f"{level.capitalize()} or stronger", by_evidence(level)) for level in EVIDENCE_FILTERS]
+    candidates.append(("source", "available", "Source available", by_source(context.has_source)))
     filters = []
-    for facet, value, title, predicate in found:
-        count = len(current) if predicate is None else sum(1 for entry in current if predicate(entry))
+    for facet, value, title, predicate in candidates:
+        count = len(_kept(facet, value, predicate, current, found.current_by_gpu))
         # A page per GPU and per evidence level above "reported" (small sets); a filter that keeps
         # most records (source available, as a rule) would copy the ledger: records.js filters it.
         static = facet == "all" or (count and (facet != "source" or count <= len(current) // 2))
         url = urls.records("current", facet if facet != "all" else None, value) if static else None
         filters.append((FilterLink(facet=facet, value=value, title=title, url=url, count=count, selected=False), predicate))
     return filters
+
+
+def _kept(facet: str, value: str | None, predicate: Predicate | None, entries: Sequence[LedgerEntry],
+          by_gpu: dict[str, list[LedgerEntry]], limit: int | None = None) -> Sequence[LedgerEntry]:
+    """What a filter keeps of ``entries`` (a list of the ledger), in order; the first ``limit`` if
+    given. A GPU's entries are read from ``by_gpu``, the same list split by GPU in one pass: a pass
+    per GPU over every entry was most of the time spent planning the ledger."""
+    if facet == "gpu":
+        kept: Sequence[LedgerEntry] = by_gpu.get(value or "", [])
+    elif predicate is None:
+        kept = entries
+    else:
+        return list(islice(filter(predicate, entries), limit))
+    return kept if limit is None else kept[:limit]
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,9 +314,11 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
             continue
         facet = chosen.facet if chosen.facet != "all" else None
         selected = [link.model_copy(update={"selected": link is chosen}) for link in links]
-        for view, entries in (("current", found.current), ("history", found.events)):
-            chosen_entries: Sequence[LedgerEntry] = entries if predicate is None else [e for e in entries if predicate(e)]
-            breaks = [] if view == "history" else [e for e in found.breaks if predicate is None or predicate(e)][:RECENT_BREAKS]
+        for view, entries, by_gpu in (("current", found.current, found.current_by_gpu),
+                                      ("history", found.events, found.events_by_gpu)):
+            chosen_entries = _kept(chosen.facet, chosen.value, predicate, entries, by_gpu)
+            breaks = [] if view == "history" else _kept(chosen.facet, chosen.value, predicate, found.breaks,
+                                                        found.breaks_by_gpu, limit=RECENT_BREAKS)
             cut = pages(chosen_entries)
             pager = [Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, len(cut) + 1)]
             for number, entries_on_page in enumerate(cut, 1):
@@ -314,24 +332,35 @@ def _records_url(plan: RecordsPlan) -> str:
                         plan.number)
 
 
-def _records_reads(context: DiscoverContext, plan: RecordsPlan, signer: RowSignatures, lists: dict[int, str]
-                   ) -> list[str | bytes]:
-    """What a ledger page shows, for its signature: its view, filter, counts and pager as they are,
-    and for each row the digest of its group (``signatures.group``: all a row reads of the group)
-    and which record of the group it is. The filters and pager of a view and filter are on each
-    of its pages, hundreds at 100,000 runs: their text is made once (``lists``, by the pager's id)."""
-    shown = lists.get(id(plan.pages))
-    if shown is None:
-        shown = lists[id(plan.pages)] = repr((plan.filters, plan.pages))
-    return [plan.view, repr(plan.chosen), str(plan.total), str(plan.number), shown,
-            _rows_read(context, signer, plan.entries), _rows_read(context, signer, plan.breaks)]
+class _LedgerReads:
+    """What each ledger page shows, for its signature: its view, filter, counts and pager as they
+    are, and for each row the digest of its group (``signatures.group``: all a row reads of the
+    group) and which record of the group it is. What repeats across pages is made once: the
+    filters and pager of a view and filter, on each of its pages (hundreds at 100,000 runs), by the
+    pager's id, and each entry's line, by the entry's id (an entry is on a page of every filter
+    that keeps it)."""
 
+    def __init__(self, context: DiscoverContext, signer: RowSignatures):
+        self._cohorts, self._signer = context.board.cohorts, signer
+        self._lists: dict[int, str] = {}
+        self._lines: dict[int, bytes] = {}
 
-def _rows_read(context: DiscoverContext, signer: RowSignatures, entries: Sequence[LedgerEntry]) -> bytes:
-    """Per entry: its group's digest (32 bytes) and the record it is, a line (run names hold no newline)."""
-    cohorts = context.board.cohorts
-    return b"".join([signer.group(cohorts[e.group.key]) + (
-        f"{e.run.name}\t{e.previous.name if e.previous else ''}\t{e.current}\n").encode() for e in entries])
+    def __call__(self, plan: RecordsPlan) -> list[str | bytes]:
+        shown = self._lists.get(id(plan.pages))
+        if shown is None:
+            shown = self._lists[id(plan.pages)] = repr((plan.filters, plan.pages))
+        return [plan.view, repr(plan.chosen), str(plan.total), str(plan.number), shown,
+                self._rows(plan.entries), self._rows(plan.breaks)]
+
+    def _rows(self, entries: Sequence[LedgerEntry]) -> bytes:
+        lines = self._lines
+        return b"".join([lines.get(id(e)) or self._line(e) for e in entries])
+
+    def _line(self, entry: LedgerEntry) -> bytes:
+        """The entry's group's digest (32 bytes) and the record it is, a line (run names hold no newline)."""
+        line = self._lines[id(entry)] = self._signer.group(self._cohorts[entry.group.key]) + (
+            f"{entry.run.name}\t{entry.previous.name if entry.previous else ''}\t{entry.current}\n").encode()
+        return line
 
 
 def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from datetime import datetime
 
 from ..charts import scaling_chart
@@ -51,14 +51,20 @@ class _KernelFacts:
 
 
 def kernel_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], KernelPage]]:
-    board = factory.board
     implementations_by_operation: dict[str, list[str]] = {}
     for name, implementation in sorted(factory.catalog.implementations.items()):
         implementations_by_operation.setdefault(implementation.refs["operation"].name, []).append(name)
     for operation_name, workloads in workloads_of(factory).items():
-        shared = _kernel_facts(factory, operation_name, workloads, implementations_by_operation.get(operation_name, []))
+        # Gathered when the kernel's first page is built (in a render worker), not while the pages
+        # are planned: a pass over all the kernel's runs, and a rebuild builds few kernels' pages.
+        shared = cache(partial(_kernel_facts, factory, operation_name, workloads,
+                               implementations_by_operation.get(operation_name, [])))
         for workload in workloads:
-            yield sign(operation_name, partial(_kernel_page, factory, shared, workload), factory.workload_url(workload.name))
+            yield sign(operation_name, partial(_kernel_page_with, factory, shared, workload), factory.workload_url(workload.name))
+
+
+def _kernel_page_with(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity) -> KernelPage:
+    return _kernel_page(factory, kernel(), workload)
 
 
 def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity], implementations: list[str]) -> _KernelFacts:

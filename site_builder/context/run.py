@@ -32,10 +32,10 @@ LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
 
 
 def run_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], RunPage]]:
-    superseded_by = {run.supersedes: run.name for run in factory.board.runs.values() if run.supersedes}
-    for name in sorted(factory.catalog.runs):
-        task = partial(_run_page, factory, factory.catalog.runs[name], superseded_by.get(name))
-        yield sign(factory.board.runs[name].operation, task, urls.run(name))
+    facts, run_files = factory.board.runs, factory.catalog.runs
+    superseded_by = {run.supersedes: run.name for run in facts.values() if run.supersedes}
+    for name in sorted(run_files):
+        yield sign(facts[name].operation, partial(_run_page, factory, run_files[name], superseded_by.get(name)), urls.run(name))
 
 
 def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -> RunPage:

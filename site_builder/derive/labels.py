@@ -22,7 +22,13 @@ class CohortFacets:
     facets: tuple[tuple[str, str], ...]
 
 
-def cohort_labels(cohorts: Sequence[CohortFacets]) -> dict[str, str]:
+Facets = tuple[tuple[str, str], ...]
+
+
+def cohort_labels(cohorts: Sequence[CohortFacets],
+                  memo: dict[tuple, dict[Facets, str]] | None = None) -> dict[str, str]:
+    """``memo``: the labels of a GPU's groups by what decides them (``_named``): the workloads of
+    one kernel mostly have their groups under the same protocols and environments."""
     labels: dict[str, str] = {}
     by_gpu: dict[str, list[CohortFacets]] = {}
     for cohort in cohorts:
@@ -31,22 +37,38 @@ def cohort_labels(cohorts: Sequence[CohortFacets]) -> dict[str, str]:
         if len(group) == 1:
             labels[group[0].key] = gpu
             continue
-        values = [dict(cohort.facets) for cohort in group]
-        names = [name for name, _ in group[0].facets]
-        differing = [name for name in names if len({v.get(name, "") for v in values}) > 1]
-        for cohort, mine in zip(group, values):
-            chosen: list[str] = []
-            twins = values
-            for name in differing:
-                narrower = [v for v in twins if v.get(name, "") == mine.get(name, "")]
-                if len(narrower) < len(twins):  # a facet that splits nothing would only add words
-                    chosen.append(name)
-                    twins = narrower
-                if len(twins) == 1:
-                    break
-            labels[cohort.key] = " · ".join([gpu] + [mine[name] for name in chosen if mine.get(name)])
+        names = tuple(name for name, _ in group[0].facets)
+        # A group's label depends on its own facets and on the others' as a set: not on their order.
+        decided_by = (gpu, names, tuple(sorted(cohort.facets for cohort in group)))
+        named = memo.get(decided_by) if memo is not None else None
+        if named is None:
+            named = _named(*decided_by)
+            if memo is not None:
+                memo[decided_by] = named
+        for cohort in group:
+            labels[cohort.key] = named[cohort.facets]
         _break_remaining_ties(group, labels)
     return labels
+
+
+def _named(gpu: str, names: tuple[str, ...], group: Sequence[Facets]) -> dict[Facets, str]:
+    """The label of each of ``group`` (the facets of one GPU's groups) before ties are broken:
+    the GPU and the fewest facets, in the order of ``names``, that set it apart."""
+    values = [dict(facets) for facets in group]
+    differing = [name for name in names if len({v.get(name, "") for v in values}) > 1]
+    named = {}
+    for facets, mine in zip(group, values):
+        chosen: list[str] = []
+        twins = values
+        for name in differing:
+            narrower = [v for v in twins if v.get(name, "") == mine.get(name, "")]
+            if len(narrower) < len(twins):  # a facet that splits nothing would only add words
+                chosen.append(name)
+                twins = narrower
+            if len(twins) == 1:
+                break
+        named[facets] = " · ".join([gpu] + [mine[name] for name in chosen if mine.get(name)])
+    return named
 
 
 def _break_remaining_ties(group: Sequence[CohortFacets], labels: dict[str, str]) -> None:

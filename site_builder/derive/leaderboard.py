@@ -304,6 +304,7 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
 
     workload_cohorts: dict[str, list[Cohort]] = {}
     facets_memo: dict[tuple[str, str, str | None], tuple[tuple[str, str], ...]] = {}
+    labels_memo: dict[tuple, dict[tuple[tuple[str, str], ...], str]] = {}
     for cohort in cohorts.values():
         workload_cohorts.setdefault(cohort.workload, []).append(cohort)
     for name, group in workload_cohorts.items():
@@ -311,7 +312,7 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         # Latency groups first (the page leads with the fastest run, not the leanest), then the
         # largest group; the faster record breaks a tie, and the key makes the order total.
         group.sort(key=lambda c: (not c.is_latency, -len(c.rows), c.leader.value if c.leader else float("inf"), c.key))
-        labels = cohort_labels([_cohort_facets(catalog, cohort, facets_memo) for cohort in group])
+        labels = cohort_labels([_cohort_facets(catalog, cohort, facets_memo) for cohort in group], labels_memo)
         for cohort in group:
             cohort.label = labels[cohort.key]
 

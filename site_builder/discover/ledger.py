@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any, TypeVar
 
 from ..derive.history import RecordEvent
-from ..derive.model import EVIDENCE_LEVELS, RunFacts, evidence_strength
+from ..derive.model import EVIDENCE_LEVELS, RunFacts
 
 PAGE_SIZE = 200  # rows per ledger page
 RECENT_BREAKS = 25  # record breaks on the ledger's first page
@@ -113,14 +113,18 @@ def newest_breaks(cohorts: Iterable[Any], count: int, group_of: Callable[[Any], 
 Predicate = Callable[[LedgerEntry], bool]
 
 
-def by_gpu(slug: str) -> Predicate:
-    return lambda entry: entry.group.gpu == slug
+def split_by_gpu(entries: Iterable[LedgerEntry]) -> dict[str, list[LedgerEntry]]:
+    """The entries of each GPU (by slug), in their order: every GPU's filter from one pass."""
+    found: dict[str, list[LedgerEntry]] = {}
+    for entry in entries:
+        found.setdefault(entry.group.gpu, []).append(entry)
+    return found
 
 
 def by_evidence(level: str) -> Predicate:
     """At least this level (so "verified" keeps replicated records too)."""
-    minimum = EVIDENCE_LEVELS.index(level)
-    return lambda entry: evidence_strength(entry.run.evidence) >= minimum
+    kept = frozenset(EVIDENCE_LEVELS[EVIDENCE_LEVELS.index(level):])
+    return lambda entry: entry.run.evidence in kept
 
 
 def by_source(has_source: Callable[[str], bool]) -> Predicate:

@@ -8,7 +8,9 @@ from functools import cached_property
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..derive.model import RunFacts
 from .gpus import GpuKey, gpu_keys
-from .ledger import LedgerEntry, LedgerGroup, current_records, newest_breaks, record_breaks, record_events
+from .ledger import (
+    LedgerEntry, LedgerGroup, current_records, newest_breaks, record_breaks, record_events, split_by_gpu,
+)
 
 _SLOT = "_discovery"
 
@@ -97,6 +99,19 @@ class Discovery:
     @cached_property
     def breaks(self) -> list[LedgerEntry]:
         return record_breaks(self.events)
+
+    # The ledger's filters by GPU, each GPU's entries in ledger order (one pass, not one per GPU).
+    @cached_property
+    def current_by_gpu(self) -> dict[str, list[LedgerEntry]]:
+        return split_by_gpu(self.current)
+
+    @cached_property
+    def events_by_gpu(self) -> dict[str, list[LedgerEntry]]:
+        return split_by_gpu(self.events)
+
+    @cached_property
+    def breaks_by_gpu(self) -> dict[str, list[LedgerEntry]]:
+        return split_by_gpu(self.breaks)
 
     def newest_breaks(self, count: int) -> list[LedgerEntry]:
         """``breaks[:count]``, without every event's entry when no page asked for them (the feed's case)."""

@@ -14,7 +14,7 @@ from site_builder.discover.badges import badge_message, badge_svg, text_width
 from site_builder.discover.feeds import ATOM, FeedEntry, atom_feed, rfc3339, tag_uri
 from site_builder.discover.gpus import gpu_aliases, gpu_keys, slugify
 from site_builder.discover.ledger import (
-    LedgerGroup, by_evidence, by_gpu, current_records, pages, record_breaks, record_events,
+    LedgerGroup, by_evidence, current_records, pages, record_breaks, record_events, split_by_gpu,
 )
 from site_builder.derive.model import RunFacts
 from site_builder.discover.site_files import check_base_url, llms_txt, page_url, robots_txt, sitemaps
@@ -65,7 +65,9 @@ def test_ledger_current_events_and_breaks():
     events = record_events([a, b])
     assert [(e.group.key, e.run.value, e.current) for e in events] == [("a", 90, True), ("b", 50, True), ("a", 100, False)]
     assert [e.run.value for e in record_breaks(events)] == [90]
-    assert [e.group.key for e in current if by_gpu("b200")(e)] == ["b"]
+    split = split_by_gpu(events)
+    assert {gpu: [(e.group.key, e.run.value) for e in found] for gpu, found in split.items()} == {
+        "h100": [("a", 90), ("a", 100)], "b200": [("b", 50)]}  # in the ledger's order
     assert [e.group.key for e in current if by_evidence("verified")(e)] == ["b"]
     assert [e.group.key for e in current if by_evidence("reported")(e)] == ["a", "b"]
     assert [len(p) for p in pages(list(range(5)), size=2)] == [2, 2, 1] and pages([], size=2) == [[]]

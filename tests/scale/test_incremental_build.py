@@ -13,8 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import build, fingerprint, write
+from site_builder import build, fingerprint, render_pool, write
 from site_builder.build import build_site
+from site_builder.cache import default_cache_dir
+from site_builder.context import page_tasks
+from site_builder.derive.leaderboard import derive_leaderboard
+from site_builder.manifest import SiteManifest, manifest_path
+from site_builder.repository import load_catalog
+from site_builder.signatures import PageSignatures, SignedTask
 
 AS_OF = date(2026, 6, 30)
 
@@ -202,3 +208,21 @@ def test_an_in_place_update_that_fails_half_way_puts_every_file_back(built, monk
     assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".site")) == []
     build_site(data, site, AS_OF)  # and the next build, which has no manifest to trust, is right
     assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def test_a_build_from_scratch_records_the_signatures_that_planning_gives(synthetic: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build from scratch works each page's signature out only as the render workers send its
+    pages back (a rebuild, before it builds anything): the manifest must hold exactly the
+    signatures that planning the pages gives."""
+    monkeypatch.setattr(render_pool, "PARALLEL_FROM", 0)  # forked workers, as at scale
+    site = synthetic.parent / "site"
+    build_site(synthetic, site, AS_OF)
+    manifest = SiteManifest.read(manifest_path(default_cache_dir(synthetic), site))
+    assert manifest is not None
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    signatures = PageSignatures(board, manifest.renderer)
+    tasks = page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows())
+    planned = [task.signature for task in tasks if isinstance(task, SignedTask)]
+    assert len(set(planned)) == len(planned) > len(tasks) / 2
+    assert set(manifest.pages) == set(planned)
