@@ -24,6 +24,7 @@ from . import formatting, urls
 from .chart_svg import ChartRenderer, spec_json
 from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
+from .derive.staleness import STALE_AFTER_DAYS
 from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
@@ -174,6 +175,25 @@ def _call_macro(context: Context, macro: Macro, args: tuple, kwargs: dict[str, A
     return Markup(text) if context.eval_ctx.autoescape else text
 
 
+# What pages print in every row of their tables, as functions rather than macros: a macro call
+# cost as much as the rest of a ledger, challenge or implementation row.
+
+def value_html(value: float | None, unit: str | None) -> Markup:
+    """A primary value: the number for machines (``<data value>``), in its unit for people."""
+    return Markup(f'<data value="{fast_escape(value)}">{escape_text(formatting.measure(value, unit))}</data>')
+
+
+_STALE_CHIP = (f' <span class="chip stale" title="not re-observed in the {STALE_AFTER_DAYS} days before the as-of date">'
+               "stale</span>")
+
+
+def observed_html(row: RowView) -> Markup:
+    """When a row's run was observed, with a chip when that is too long ago (``derive.staleness``)."""
+    moment = row.observed_at
+    return Markup(f'<time datetime="{escape_text(moment.isoformat())}">{escape_text(formatting.day(moment))}</time>'
+                  + (_STALE_CHIP if row.stale else ""))
+
+
 class PageCodeGenerator(CodeGenerator):
     """Jinja's code generator with changes that leave every page's text as it was:
 
@@ -312,7 +332,8 @@ class Renderer:
         )
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
-                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows)
+                                tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows,
+                                value=value_html, observed=observed_html)
 
     def shared(self, name: str) -> Markup:
         """A template that is the same on every page at one depth (the site's navigation), rendered
