@@ -14,8 +14,7 @@ from ..views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
     ProtocolPage, RecordHeld, SourcePage,
 )
-from .common import LIST_LIMIT, ViewFactory
-from .discover import unchecked
+from .common import LIST_LIMIT, ViewFactory, unchecked
 from .run import Sign, unsigned
 
 

@@ -17,7 +17,7 @@ from ..link import Entity
 from ..views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentView, FloorView, HeadroomV1,
     ImplementationView, Link, OperationView, Page, ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView,
-    TruthfulFloor, WorkloadView,
+    TruthfulFloor, View, WorkloadView,
 )
 
 SUITE = "WorkloadSuite"
@@ -47,6 +47,26 @@ def kept(cache: dict, key: Any, make: Callable[[], T]) -> T:
 
 
 _MISSING = object()
+
+
+# Views made without checks (``unchecked``).
+V = TypeVar("V", bound=View)
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def unchecked(cls: type[V], **fields: Any) -> V:
+    """``cls.model_construct(**fields)`` for every field of ``cls`` by name, in a quarter of the time:
+    the instance's four slots filled as ``model_construct`` fills them. Nothing is checked or
+    converted (an int stays an int): for views built from checked facts, which the ledger repeats
+    tens of thousands of times."""
+    view = _new(cls)
+    _set(view, "__dict__", fields)
+    _set(view, "__pydantic_fields_set__", set(fields))
+    _set(view, "__pydantic_extra__", None)
+    _set(view, "__pydantic_private__", None)
+    return view
 
 
 def per_key(method: Callable[..., T]) -> Callable[..., T]:

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import islice
-from typing import Any, TypeVar
 
 from .. import urls
 from ..bulkload import paused_gc
@@ -26,8 +25,8 @@ from ..discover.views import (
 from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
-from ..views import Link, Page, View
-from .common import ViewFactory, per_key
+from ..views import Link, Page
+from .common import ViewFactory, per_key, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -44,25 +43,6 @@ FACETS = [
     FacetHelp(facet="evidence", example="verified", meaning="at least this evidence level (a filter)"),
     FacetHelp(facet="availability", example="installable, source, usable", meaning="install recipe, public source, usable today"),
 ]
-
-
-V = TypeVar("V", bound=View)
-
-_new = object.__new__
-_set = object.__setattr__
-
-
-def unchecked(cls: type[V], **fields: Any) -> V:
-    """``cls.model_construct(**fields)`` for every field of ``cls`` by name, in a quarter of the time:
-    the instance's four slots filled as ``model_construct`` fills them. Nothing is checked or
-    converted (an int stays an int): for views built from checked facts, which the ledger repeats
-    tens of thousands of times."""
-    view = _new(cls)
-    _set(view, "__dict__", fields)
-    _set(view, "__pydantic_fields_set__", set(fields))
-    _set(view, "__pydantic_extra__", None)
-    _set(view, "__pydantic_private__", None)
-    return view
 
 
 class DiscoverContext:

@@ -15,8 +15,7 @@ from ..views import (
     ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
 )
-from .common import LIST_LIMIT, ViewFactory
-from .discover import unchecked
+from .common import LIST_LIMIT, ViewFactory, unchecked
 
 
 def index_page(factory: ViewFactory) -> IndexPage:

@@ -1,11 +1,11 @@
-"""Views made unchecked (``context.discover.unchecked``) are the views pydantic would make."""
+"""Views made unchecked (``context.common.unchecked``) are the views pydantic would make."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from site_builder import urls
-from site_builder.context.discover import unchecked
+from site_builder.context.common import unchecked
 from site_builder.discover.views import RecordRow, RecordRun
 from site_builder.render import mirror_json
 from site_builder.views import Availability, ChallengeRow, CohortSummary, EvidenceRow, ImplementationView, Link, RowView
