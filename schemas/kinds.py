@@ -400,8 +400,8 @@ class LatencyNs(StrictModel):
         if self.median is None and self.mean is None:
             raise ValueError("give a median or a mean")
         # Every run has one: test the order first, name the pair out of order only when it is not.
-        present = [value for value in (self.minimum, self.p20, self.median, self.p80, self.maximum) if value is not None]
-        if present == sorted(present):
+        values = [value for value in (self.minimum, self.p20, self.median, self.p80, self.maximum) if value is not None]
+        if values == sorted(values):
             return self
         order = [("minimum", self.minimum), ("p20", self.p20), ("median", self.median), ("p80", self.p80), ("maximum", self.maximum)]
         present = [(name, value) for name, value in order if value is not None]

@@ -191,7 +191,8 @@ def _pool_context():
     return multiprocessing.get_context(method)
 
 
-def _jobs(requested: int | None) -> int:
+def worker_count(requested: int | None = None) -> int:
+    """``requested``, or else the cores this process may run on: how many worker processes to start."""
     if requested is not None:
         return max(1, requested)
     try:
@@ -278,7 +279,7 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
     else:
         misses = list(range(len(paths)))
 
-    workers = _jobs(jobs)
+    workers = worker_count(jobs)
     if workers > 1 and len(misses) >= POOL_THRESHOLD:
         remaining = _parse_in_pool(data_dir, paths, relatives, misses, results, cache, workers)
     else:

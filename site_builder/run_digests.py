@@ -10,13 +10,14 @@ found the digests cached never builds them either (a run page builds its own whe
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from schemas.digest import spec_digest
+
+from .bulkload import worker_count
 
 SpecSource = Callable[[], dict[str, Any]]
 
@@ -30,7 +31,7 @@ _sources: Sequence[SpecSource] = ()
 
 def run_digests(sources: Sequence[SpecSource], workers: int | None = None, pool_from: int = POOL_FROM) -> list[str]:
     """The digest of the run whose canonical spec each of ``sources`` builds, in order."""
-    workers = workers or _cores()
+    workers = worker_count(workers)
     if workers == 1 or len(sources) < pool_from or "fork" not in multiprocessing.get_all_start_methods():
         return _digests(sources)
     global _sources
@@ -53,9 +54,3 @@ def _digests_of_range(bounds: tuple[int, int]) -> list[str]:
 def _digests(sources: Sequence[SpecSource]) -> list[str]:
     return [spec_digest("BenchmarkRun", source()) for source in sources]
 
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return os.cpu_count() or 1
