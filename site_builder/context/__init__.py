@@ -29,11 +29,17 @@ def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
 
 
+def _one_page(operation: str, task: Callable[[], Page], page: str) -> PageTask:
+    """An unsigned page's task (the ``Sign`` of a plain build)."""
+    return _one(task)
+
+
 def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned,
                rows: RowSignatures | None = None) -> list[PageTask]:
     """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
-    implementation pages) for a rebuild to skip (``signatures``); ``rows`` those of the pages of
-    rows from many kernels' groups (records ledger, challenge lists)."""
+    implementation pages) for a rebuild to skip, and makes each a task of its one page
+    (``signatures.PageSignatures.signed``); ``rows`` marks those of the pages of rows from many
+    kernels' groups (records ledger, challenge lists)."""
     with paused_gc(keep=True):  # 160,000 tasks at 100k runs, kept until the pages are rendered
         return _page_tasks(board, methodology_markdown, sign, rows)
 
@@ -41,12 +47,13 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsig
 def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign, rows: RowSignatures | None) -> list[PageTask]:
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
+    one_page = _one_page if sign is unsigned else sign
     return [
         _one(lambda: index_page(factory)),
-        *kernel_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
-        *group_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
-        *run_tasks(factory, lambda operation, task, page: sign(operation, _one(task), page)),
-        *implementation_tasks(factory, index, lambda operation, task, page: sign(operation, _one(task), page)),
+        *kernel_tasks(factory, one_page),
+        *group_tasks(factory, one_page),
+        *run_tasks(factory, one_page),
+        *implementation_tasks(factory, index, one_page),
         lambda: hardware_pages(factory, index),
         lambda: environment_pages(factory, index),
         lambda: protocol_pages(factory, index),

@@ -51,6 +51,6 @@ def eligibility_reasons(run: RunFacts, *, superseded: bool, floor_ns: float | No
         reasons.append(SUPERSEDED)
     if run.value is None:
         reasons.append(MISSING_PRIMARY_METRIC)
-    elif floor_ns is not None and run.value_ns is not None and run.value_ns < floor_ns:
+    elif floor_ns is not None and (value_ns := run.value_ns) is not None and value_ns < floor_ns:
         reasons.append(BELOW_PHYSICAL_FLOOR)
     return tuple(reasons)

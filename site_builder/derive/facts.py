@@ -7,7 +7,7 @@ small frozen dataclass, so the figures themselves can be tested without YAML fil
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..link import Catalog, Entity
 from .comparison import comparison_key_of, correctness_digest, primary_metric
@@ -73,12 +73,10 @@ def _primary_metric(spec) -> tuple[str | None, float | None]:
 def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts]) -> dict[str, RunFacts]:
     """Every run's facts, in name order, with its comparison key and evidence level."""
     keys: dict[tuple, str] = {}  # one key per (workload, protocol, environment, metric), not per run
-    correctness: dict[str, str] = {}  # workload name -> digest of its correctness policy
+    workloads: dict[str, tuple[str, str]] = {}  # workload name -> (its operation's name, its correctness digest)
     harnesses: dict[str, str] = {}  # protocol name -> its harness's name
-    # First pass: each run's fields but its evidence level, which needs the other runs.
-    fields: list[tuple] = []
-    verified: set[str] = set()
-    raw_evidence: set[str] = set()
+    facts: dict[str, RunFacts] = {}
+    verified: list[tuple[RunFacts, bool]] = []  # verified runs' facts, and whether each has raw evidence
     runs = catalog.runs
     for name in sorted(runs):
         run = runs[name]
@@ -87,62 +85,51 @@ def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts])
         refs = run.refs
         # A run's references are resolved by name (``link``): the names are the spec's own.
         workload_name, protocol_name, environment_name = spec.workload, spec.protocol, spec.environment
-        workload = refs["workload"]
         implementation = implementations[spec.implementation]
         metric, value = _primary_metric(spec)
         lane = (workload_name, protocol_name, environment_name, metric)
-        if lane not in keys:
-            protocol, environment = refs["protocol"], refs["environment"]
-            if workload_name not in correctness:
-                correctness[workload_name] = correctness_digest(workload.canonical_spec["correctness"])
-            keys[lane] = comparison_key_of(
-                operation=workload.refs["operation"].digest, workload=workload.digest, protocol=protocol.digest,
-                environment=environment.digest, policy_digest=correctness[workload_name], metric=metric)
+        key = keys.get(lane)
+        if key is None:
+            workload = refs["workload"]
+            if workload_name not in workloads:
+                workloads[workload_name] = (workload.refs["operation"].name,
+                                            correctness_digest(workload.canonical_spec["correctness"]))
+            key = keys[lane] = comparison_key_of(
+                operation=workload.refs["operation"].digest, workload=workload.digest, protocol=refs["protocol"].digest,
+                environment=refs["environment"].digest, policy_digest=workloads[workload_name][1], metric=metric)
         harness = harnesses.get(protocol_name)
         if harness is None:
             harness = harnesses[protocol_name] = refs["protocol"].spec.harness.name
         native = spec.sourceNative
-        if is_kernelindex_measurement(native.source if native else None, harness):
-            verified.add(name)
-        if _raw_evidence(spec):
-            raw_evidence.add(name)
+        is_verified = is_kernelindex_measurement(native.source if native else None, harness)
+        raw_evidence = _raw_evidence(spec)
+        # A verified run's level also counts the other runs: ``_count_verifications`` settles it.
+        evidence = evidence_level(verified=is_verified, verified_count=0,
+                                  public_source=implementation.source_url is not None, raw_evidence=raw_evidence)
         supersedes = refs.get("supersedes")
-        fields.append((name, run.digest, workload.refs["operation"].name, workload_name, implementation,
-                       protocol_name, environment_name, keys[lane], spec.status, value, metric, spec.observedAt,
-                       model.metadata.retraction is not None, supersedes.name if supersedes is not None else None))
-    # "replicated" needs the other runs: verified runs of one implementation in one group.
-    verifications = Counter((cohort, implementation.name)
-                            for (name, _, _, _, implementation, _, _, cohort, status, *_) in fields
-                            if name in verified and status == "passed")
-    facts: dict[str, RunFacts] = {}
-    for (name, digest, operation, workload_name, implementation, protocol_name, environment_name, cohort, status,
-         value, metric, observed_at, retracted, supersedes) in fields:
-        is_verified = name in verified
-        facts[name] = RunFacts(
-            name=name,
-            digest=digest,
-            operation=operation,
-            workload=workload_name,
-            implementation=implementation.name,
-            protocol=protocol_name,
-            environment=environment_name,
-            cohort=cohort,
-            status=status,
-            value=value,
-            metric=metric,
-            observed_at=observed_at,
-            language=implementation.language,
-            baseline=implementation.baseline,
-            evidence=evidence_level(
-                verified=is_verified,
-                verified_count=verifications[(cohort, implementation.name)] if is_verified else 0,
-                public_source=implementation.source_url is not None,
-                raw_evidence=name in raw_evidence,
-            ),
-            retracted=retracted,
-            supersedes=supersedes,
-        )
+        # Positional, in the order of RunFacts' fields: seventeen keywords cost more at 100,000 runs.
+        facts[name] = fact = RunFacts(
+            name, run.digest, workloads[workload_name][0], workload_name, implementation.name, protocol_name,
+            environment_name, key, spec.status, value, metric, spec.observedAt, implementation.language,
+            implementation.baseline, evidence, model.metadata.retraction is not None,
+            supersedes.name if supersedes is not None else None)
+        if is_verified:
+            verified.append((fact, raw_evidence))
+    _count_verifications(facts, verified, implementations)
     return facts
+
+
+def _count_verifications(facts: dict[str, RunFacts], verified: list[tuple[RunFacts, bool]],
+                         implementations: dict[str, ImplementationFacts]) -> None:
+    """The levels of the ``verified`` runs' facts, given the count "replicated" needs: verified,
+    passed runs of one implementation in one group."""
+    counts = Counter((fact.cohort, fact.implementation) for fact, _ in verified if fact.status == "passed")
+    for fact, raw_evidence in verified:
+        evidence = evidence_level(verified=True, verified_count=counts[(fact.cohort, fact.implementation)],
+                                  public_source=implementations[fact.implementation].source_url is not None,
+                                  raw_evidence=raw_evidence)
+        if evidence != fact.evidence:
+            facts[fact.name] = replace(fact, evidence=evidence)
 
 
 def datasheet_matches(catalog: Catalog) -> list[DatasheetMatch]:

@@ -75,8 +75,22 @@ def workload_floor(*, hardware: str, bandwidth_gbps: float, inputs: Mapping[str,
                    headroom_inputs: Sequence[str] | None, flops: int | None = None, flops_dtype: str | None = None,
                    peak_tflops: Mapping[str, float] | None = None) -> Floor:
     """Both floors of a single-case workload. ``peak_tflops``: dense peak per operand class."""
-    v1_bytes = headroom_v1_bytes(inputs, headroom_inputs)
-    all_bytes = total_bytes(list(inputs.values()) + list(outputs.values()))
+    return floor_of_bytes(hardware=hardware, bandwidth_gbps=bandwidth_gbps,
+                          byte_counts=workload_bytes(inputs, outputs, headroom_inputs),
+                          flops=flops, flops_dtype=flops_dtype, peak_tflops=peak_tflops)
+
+
+def workload_bytes(inputs: Mapping[str, Mapping], outputs: Mapping[str, Mapping], headroom_inputs: Sequence[str] | None
+                   ) -> tuple[int, int]:
+    """(headroom-v1 bytes, bytes of every input and output): what a workload's floors count of its
+    tensors on any GPU (one count per workload, not per workload and GPU)."""
+    return headroom_v1_bytes(inputs, headroom_inputs), total_bytes(list(inputs.values()) + list(outputs.values()))
+
+
+def floor_of_bytes(*, hardware: str, bandwidth_gbps: float, byte_counts: tuple[int, int], flops: int | None = None,
+                   flops_dtype: str | None = None, peak_tflops: Mapping[str, float] | None = None) -> Floor:
+    """``workload_floor`` given the workload's ``workload_bytes``."""
+    v1_bytes, all_bytes = byte_counts
     peak = (peak_tflops or {}).get(flops_dtype) if flops is not None and flops_dtype else None
     return Floor(
         hardware=hardware,

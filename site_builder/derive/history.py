@@ -25,7 +25,10 @@ def record_history(eligible: Iterable[RunFacts]) -> list[RecordEvent]:
     """Replays eligible runs by observedAt (digest breaks ties); a run equal to the record is no new record."""
     events: list[RecordEvent] = []
     holder: RunFacts | None = None
-    for run in sorted(eligible, key=lambda r: (r.observed_at, r.digest)):
+    ordered = list(eligible)
+    if len(ordered) > 1:  # most groups have one run: no key to work out
+        ordered.sort(key=lambda r: (r.observed_at, r.digest))
+    for run in ordered:
         if holder is None or run.value < holder.value:  # type: ignore[operator]
             events.append(RecordEvent(run, holder))
             holder = run

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +55,21 @@ def cohort_labels(cohorts: Sequence[CohortFacets],
 def _named(gpu: str, names: tuple[str, ...], group: Sequence[Facets]) -> dict[Facets, str]:
     """The label of each of ``group`` (the facets of one GPU's groups) before ties are broken:
     the GPU and the fewest facets, in the order of ``names``, that set it apart."""
-    values = [dict(facets) for facets in group]
-    differing = [name for name in names if len({v.get(name, "") for v in values}) > 1]
+    # Each group's value of each facet ("" where it has none), in the order of ``names``.
+    rows = [tuple(map(dict(facets).get, names, repeat(""))) for facets in group]
+    differing = [i for i, column in enumerate(zip(*rows)) if len(set(column)) > 1]
     named = {}
-    for facets, mine in zip(group, values):
-        chosen: list[str] = []
-        twins = values
-        for name in differing:
-            narrower = [v for v in twins if v.get(name, "") == mine.get(name, "")]
+    for facets, mine in zip(group, rows):
+        chosen: list[int] = []
+        twins = rows
+        for i in differing:
+            narrower = [row for row in twins if row[i] == mine[i]]
             if len(narrower) < len(twins):  # a facet that splits nothing would only add words
-                chosen.append(name)
+                chosen.append(i)
                 twins = narrower
             if len(twins) == 1:
                 break
-        named[facets] = " · ".join([gpu] + [mine[name] for name in chosen if mine.get(name)])
+        named[facets] = " · ".join([gpu] + [mine[i] for i in chosen if mine[i]])
     return named
 
 

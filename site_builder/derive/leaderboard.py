@@ -19,7 +19,7 @@ from .challenges import CohortChallenge, cohort_challenges, coverage_gaps
 from .comparison import group_by_cohort
 from .eligibility import eligibility_reasons, superseded_names
 from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_facts
-from .floors import Floor, match_datasheet, workload_floor
+from .floors import Floor, floor_of_bytes, match_datasheet, workload_bytes
 from .history import RecordEvent, record_history
 from .labels import CohortFacets, cohort_labels
 from .model import RunFacts
@@ -202,7 +202,9 @@ def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) ->
     """Floors of every (single-case workload, environment) pair that has a run and a datasheet."""
     floors: dict[tuple[str, str], Floor | None] = {}
     cases = catalog.of("WorkloadCase")
-    flops_of: dict[str, int | None] = {}  # by workload: one parse per workload, not per (workload, GPU)
+    # By workload: one FLOP formula parsed and one count of tensor bytes per workload, not per (workload, GPU).
+    flops_of: dict[str, int | None] = {}
+    bytes_of: dict[str, tuple[int, int]] = {}
     # A floor depends on the workload and the datasheet only: environments of one GPU share it.
     by_datasheet: dict[tuple[str, str], Floor] = {}
     for run in runs:
@@ -221,12 +223,11 @@ def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) ->
         meta = workload.refs["operation"].metadata
         if run.workload not in flops_of:
             flops_of[run.workload] = parse_expression(meta.flops).evaluate(workload.axes) if meta.flops else None
-        floors[pair] = workload_floor(
+            bytes_of[run.workload] = workload_bytes(workload.inputs, workload.outputs, meta.headroomV1Inputs)
+        floors[pair] = floor_of_bytes(
             hardware=datasheet,
             bandwidth_gbps=hardware.bandwidthGBps.value,
-            inputs=workload.inputs,
-            outputs=workload.outputs,
-            headroom_inputs=meta.headroomV1Inputs,
+            byte_counts=bytes_of[run.workload],
             flops=flops_of[run.workload],
             flops_dtype=meta.flopsDtype,
             peak_tflops={dtype: rate.value for dtype, rate in hardware.peakTflops.items()},

@@ -37,7 +37,9 @@ def display_order(run: RunFacts) -> tuple:
 
 def rank_runs(eligible: Iterable[RunFacts]) -> list[RankedRow]:
     """Rows in display order with dense ranks. Every run given must be eligible (have a value)."""
-    ordered = sorted(eligible, key=display_order)
+    ordered = list(eligible)
+    if len(ordered) > 1:  # most groups have one run: no key to work out
+        ordered.sort(key=display_order)
     if not ordered:
         return []
     leader = ordered[0].value

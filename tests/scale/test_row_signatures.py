@@ -11,7 +11,7 @@ from site_builder.context import page_tasks
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
-from site_builder.signatures import PageSignatures, SignedTask
+from site_builder.signatures import PageSignatures, SignedPage, SignedTask
 
 from .test_incremental_build import change_one_run
 
@@ -44,3 +44,19 @@ def test_a_changed_run_changes_the_signature_of_every_row_page_it_changes_and_fe
     assert changed, "the change shows on some ledger page"
     assert changed <= resigned  # an unchanged signature never hides a changed page
     assert len(resigned) < len(before) / 2
+
+
+def test_signed_tasks_build_the_pages_of_the_plain_build(synthetic: Path) -> None:
+    """A kernel's, run's, group's or implementation's signed task returns its one page itself
+    (``signatures.SignedPage``): the same pages, in the same order, as the plain build's tasks."""
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    signatures = PageSignatures(board, "renderer")
+    signed = page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows())
+    plain = page_tasks(board, "methodology")
+    assert len(signed) == len(plain)
+    one_page = [number for number, task in enumerate(signed) if isinstance(task, SignedPage)]
+    assert {page.kind for number in one_page for page in plain[number]()} >= {"kernel", "run", "group", "implementation"}
+    for number in one_page:
+        built = signed[number]()
+        assert isinstance(built, tuple) and len(built) == 1
+        assert [mirror_json(page) for page in built] == [mirror_json(page) for page in plain[number]()]

@@ -1,0 +1,36 @@
+"""Run facts read from a real catalog: evidence levels that need the other runs ("replicated")."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+from site_builder.derive.leaderboard import derive_leaderboard
+from site_builder.repository import load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+HARNESS_RUNS = REPO / "data" / "runs" / "kernelindex-harness" / "llama4-rope"
+AS_OF = date(2027, 1, 1)  # after every observation in the repository's data
+RUN = "llama4-rope-kernelindex-pytorch-reference-b1-s1024-h8192-q32-kv8-bf16-backward-h200-3484a9c5"
+SIBLING = "llama4-rope-kernelindex-pytorch-reference-b1-s1024-h8192-q32-kv8-bf16-forward-h200-3484a9c5"
+
+
+def test_a_second_verified_run_of_one_implementation_in_one_group_makes_both_replicated(tmp_path):
+    data = tmp_path / "data"
+    # Everything but the runs, and one kernel's harness runs (the whole folder loads slowly).
+    shutil.copytree(REPO / "data", data, ignore=shutil.ignore_patterns("*.csv", "*.md", "runs"))
+    shutil.copytree(HARNESS_RUNS, data / "runs" / "kernelindex-harness" / "llama4-rope")
+    text = (HARNESS_RUNS / f"{RUN}.yaml").read_text(encoding="utf-8")
+    # A second measurement of the same group: another name, source id and median (so another digest).
+    again = (text.replace(f"name: {RUN}", f"name: {RUN}-again").replace("median: 90304", "median: 90305")
+             .replace("externalId: llama4-rope/", "externalId: again/llama4-rope/"))
+    assert "-again" in again and "90305" in again and "again/" in again
+    (data / "runs" / "kernelindex-harness" / "llama4-rope" / f"{RUN}-again.yaml").write_text(again, encoding="utf-8")
+
+    board = derive_leaderboard(load_catalog(data, AS_OF, cache=False), AS_OF)
+
+    assert board.runs[RUN].cohort == board.runs[f"{RUN}-again"].cohort
+    assert board.runs[RUN].evidence == board.runs[f"{RUN}-again"].evidence == "replicated"
+    assert board.runs[SIBLING].evidence == "verified"  # the forward pass is another group
+    assert list(board.runs) == sorted(board.runs)  # facts in name order, the replicated ones in place
