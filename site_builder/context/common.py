@@ -83,14 +83,15 @@ def unchecked_page(cls: type[V], **fields: Any) -> V:
     return view
 
 
-# Per view class: its field names in order, and the defaults of those that have one.
+# Per view class: its field names in order, and the plain defaults of those that have one (a field
+# whose default a factory makes is not filled in: it must be given, else KeyError).
 _DEFAULTS: dict[type, tuple[list[str], dict[str, Any]]] = {}
 
 
 def _defaults_of(cls: type[View]) -> tuple[list[str], dict[str, Any]]:
     found = _DEFAULTS[cls] = (list(cls.model_fields), {
-        name: field.get_default(call_default_factory=True)
-        for name, field in cls.model_fields.items() if not field.is_required()})
+        name: field.default for name, field in cls.model_fields.items()
+        if not field.is_required() and field.default_factory is None})
     return found
 
 
@@ -194,9 +195,10 @@ class ViewFactory:
                           external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved)
 
     def cohort_link(self, cohort: Cohort) -> Link:
-        # One per group: an implementation page links a group from each of its runs there.
+        # One per group: an implementation page links a group from each of its runs there, and
+        # the ledger from each of its rows (unchecked: two texts, made for most groups twice).
         return kept(self.__dict__.setdefault("_cache_cohort_link", {}), cohort.key,
-                    lambda: Link(title=cohort.label, url=urls.group(cohort.key)))
+                    lambda: unchecked(Link, title=cohort.label, url=urls.group(cohort.key)))
 
     # -- implementations and rows ----------------------------------------------------------------
     @per_key
