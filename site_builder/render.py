@@ -30,7 +30,7 @@ from .markdown import render_markdown
 from .spliced import RowSplicer
 from .views import (
     Availability, ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, KeptByIdentity, Link,
-    OperationView, Page, ProtocolView, RowView, SourceLink, View, WorkloadView,
+    OperationView, Page, ProtocolView, RowView, SourceLink, View, WorkloadLink, WorkloadView,
 )
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -433,9 +433,10 @@ class _Unsure(Exception):
 
 
 # Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
-# identity (the object is held with its text, so its id is not reused while kept).
+# identity (the object is held with its text, so its id is not reused while kept). A kernel's
+# workload links are on every one of its workload pages (their number squared, per kernel).
 _SHARED_VIEWS = frozenset((Availability, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link,
-                           OperationView, ProtocolView, RowView, SourceLink, WorkloadView, RecordRun))
+                           OperationView, ProtocolView, RowView, SourceLink, WorkloadLink, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields
 # Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000

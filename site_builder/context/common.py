@@ -69,6 +69,38 @@ def unchecked(cls: type[V], **fields: Any) -> V:
     return view
 
 
+def unchecked_page(cls: type[V], **fields: Any) -> V:
+    """``unchecked`` for a page, or any view some of whose fields keep their defaults (a page's
+    ``schema_version``): those are filled in and left out of the fields set, and every field is in
+    the class's order, as ``model_construct`` makes them. For pages built by the hundred thousand
+    (run and group pages) from views and facts already checked."""
+    order, defaults = _DEFAULTS.get(cls) or _defaults_of(cls)
+    view = _new(cls)
+    _set(view, "__dict__", {name: fields[name] if name in fields else defaults[name] for name in order})
+    _set(view, "__pydantic_fields_set__", set(fields))
+    _set(view, "__pydantic_extra__", None)
+    _set(view, "__pydantic_private__", None)
+    return view
+
+
+# Per view class: its field names in order, and the plain defaults of those that have one (a field
+# whose default a factory makes is not filled in: it must be given, else KeyError).
+_DEFAULTS: dict[type, tuple[list[str], dict[str, Any]]] = {}
+
+
+def _defaults_of(cls: type[View]) -> tuple[list[str], dict[str, Any]]:
+    found = _DEFAULTS[cls] = (list(cls.model_fields), {
+        name: field.default for name, field in cls.model_fields.items()
+        if not field.is_required() and field.default_factory is None})
+    return found
+
+
+def as_float(value: float | int | None) -> float | None:
+    """What a ``float | None`` field makes of a number when it is checked: an int becomes a float
+    (a run's latency is an int of nanoseconds; its row's value is a float)."""
+    return value if value is None or type(value) is float else float(value)
+
+
 def per_key(method: Callable[..., T]) -> Callable[..., T]:
     """Cache a one-argument method per instance (functools.cache would keep every build alive)."""
     slot = f"_cache_{method.__name__}"
@@ -163,9 +195,10 @@ class ViewFactory:
                           external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved)
 
     def cohort_link(self, cohort: Cohort) -> Link:
-        # One per group: an implementation page links a group from each of its runs there.
+        # One per group: an implementation page links a group from each of its runs there, and
+        # the ledger from each of its rows (unchecked: two texts, made for most groups twice).
         return kept(self.__dict__.setdefault("_cache_cohort_link", {}), cohort.key,
-                    lambda: Link(title=cohort.label, url=urls.group(cohort.key)))
+                    lambda: unchecked(Link, title=cohort.label, url=urls.group(cohort.key)))
 
     # -- implementations and rows ----------------------------------------------------------------
     @per_key
@@ -196,12 +229,15 @@ class ViewFactory:
     def _row(self, run: RunFacts) -> RowView:
         ranked = self.board.row_of.get(run.name)
         native = self.catalog.runs[run.name].spec.sourceNative
-        return RowView(
+        # Unchecked: facts already checked, numbers made floats as checking would; a row is made
+        # for every run, and again on the pages of its group and kernel, and the lists that show it.
+        return unchecked(
+            RowView,
             run=run.name, url=urls.run(run.name), digest=run.digest,
-            rank=ranked.rank if ranked else None, value=run.value, unit=run.unit,
-            statistic=run.statistic, vs_leader=ranked.vs_leader if ranked else None,
-            vs_baseline=ranked.vs_baseline if ranked else None,
-            sol_score=native.metrics.get("sol_score") if native else None,
+            rank=ranked.rank if ranked else None, value=as_float(run.value), unit=run.unit,
+            statistic=run.statistic, vs_leader=as_float(ranked.vs_leader) if ranked else None,
+            vs_baseline=as_float(ranked.vs_baseline) if ranked else None,
+            sol_score=as_float(native.metrics.get("sol_score")) if native else None,
             evidence=run.evidence, observed_at=run.observed_at, stale=self.board.is_stale(run),
             implementation=self.implementation(run.implementation), availability=self.availability(run),
             reasons=list(self.board.reasons.get(run.name, ())),
@@ -215,7 +251,8 @@ class ViewFactory:
                     lambda: self._cohort_summary(cohort, selected))
 
     def _cohort_summary(self, cohort: Cohort, selected: bool) -> CohortSummary:
-        return CohortSummary(
+        return unchecked(  # facts already checked, made for every group (and again per page kind)
+            CohortSummary,
             key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
             hardware=self.hardware_link(cohort.gpu.datasheet), environment=self.environment_link(cohort.environment),
             protocol=self.protocol_link(cohort.protocol), metric=cohort.metric, ranked=len(cohort.rows),
@@ -248,20 +285,27 @@ class ViewFactory:
         operation = self.workloads[cohort.workload].refs["operation"]
         declared = operation.metadata.headroomV1Inputs
         inputs = [name for name in self.workloads[cohort.workload].inputs if declared is None or name in declared]
-        return FloorView(
+        # Unchecked (derived facts, numbers made floats as checking would): a group's run pages
+        # share its floors, but the group, its runs and its kernel page fall in different chunks.
+        return unchecked(
+            FloorView,
             hardware=self.hardware_link(floor.hardware),
-            bandwidth_gbps=floor.bandwidth_gbps,
-            headroom_v1=HeadroomV1(
+            bandwidth_gbps=as_float(floor.bandwidth_gbps),
+            headroom_v1=unchecked_page(
+                HeadroomV1,
                 ns=floor.headroom_v1_ns, bytes=floor.headroom_v1_bytes, inputs=inputs,
-                times_above=times_above(record, floor.headroom_v1_bytes / floor.bandwidth_gbps) if record else None),
-            truthful=TruthfulFloor(
-                ns=floor.truthful_ns, bytes=floor.bytes, memory_ns=floor.memory_ns, arithmetic_ns=floor.arithmetic_ns,
-                flops=floor.flops, flops_dtype=floor.flops_dtype, peak_tflops=floor.peak_tflops, bound=floor.bound,
-                times_above=times_above(record, floor.truthful_ns) if record else None),
+                times_above=as_float(times_above(record, floor.headroom_v1_bytes / floor.bandwidth_gbps)) if record else None),
+            truthful=unchecked(
+                TruthfulFloor,
+                ns=as_float(floor.truthful_ns), bytes=floor.bytes, memory_ns=as_float(floor.memory_ns),
+                arithmetic_ns=as_float(floor.arithmetic_ns), flops=floor.flops, flops_dtype=floor.flops_dtype,
+                peak_tflops=as_float(floor.peak_tflops), bound=floor.bound,
+                times_above=as_float(times_above(record, floor.truthful_ns)) if record else None),
         )
 
     def comparison(self, cohort: Cohort, selected: bool = True, limit: int | None = None) -> ComparisonView:
-        return ComparisonView(
+        return unchecked(  # views already checked, on every group and kernel page
+            ComparisonView,
             summary=self.cohort_summary(cohort, selected),
             protocol=self.protocol(cohort.protocol),
             source_native=any(self.catalog.runs[run.name].spec.sourceNative is not None for run in cohort.runs),

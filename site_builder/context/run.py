@@ -16,7 +16,7 @@ from ..views import (
     ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, Link, MeasurementView, RecordEventView,
     RunDetails, RunPage,
 )
-from .common import ViewFactory
+from .common import ViewFactory, as_float, unchecked, unchecked_page
 
 # Marks a task with its kernel and page so a rebuild can skip it when nothing it reads changed
 # (``signatures``); the plain build leaves tasks as they are.
@@ -52,7 +52,9 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     native = spec.sourceNative
     revision = catalog.implementations[facts.implementation].spec.projectRevision
     html = urls.run(entity.name)
-    details = RunDetails(
+    # Unchecked, as the page itself: views and facts already checked, for every one of the runs.
+    details = unchecked(
+        RunDetails,
         name=entity.name, digest=entity.digest, title=entity.metadata.title or title, row=row, operation=operation,
         workload=workload, implementation=implementation, project=implementation.project,
         revision=revision.version or (revision.commit[:12] if revision.commit else None),
@@ -60,7 +62,7 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         leader=factory.row(cohort.leader.run) if cohort.leader else None,
         source=factory.source_link(native.source) if native else None,
         benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
-        source_metrics=dict(native.metrics) if native else {},
+        source_metrics={name: as_float(value) for name, value in native.metrics.items()} if native else {},
         measurements=_measurements(entity),
         correctness=_correctness(entity, workload.correctness),
         protocol=factory.protocol(facts.protocol),
@@ -75,14 +77,16 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
                     if entity.metadata.retraction else None),
         superseded_by=Link(title=superseded_by, url=urls.run(superseded_by)) if superseded_by else None,
         supersedes=Link(title=facts.supersedes, url=urls.run(facts.supersedes)) if facts.supersedes else None,
-        cite=Citation(
+        cite=unchecked(
+            Citation,
             permalink=html, digest=entity.digest, accessed=board.as_of,
             text=(f"KernelIndex, {implementation.title} · {operation.title} · {workload.label}: "
                   f"{measure(facts.value, facts.unit)} {facts.statistic or ''} on {cohort.gpu.label}, observed "
                   f"{day(facts.observed_at)}. Run {entity.digest}. Accessed {board.as_of.isoformat()}."),
         ),
     )
-    return RunPage(
+    return unchecked_page(
+        RunPage,
         **factory.page_fields("run", title, html),
         run=entity.manifest(),
         protocol=factory.protocol_manifest(facts.protocol),
@@ -98,11 +102,13 @@ def _measurements(entity: Entity) -> list[MeasurementView]:
         for statistic in LATENCY_STATISTICS:
             value = getattr(spec.timing.latencyNs, statistic)
             if value is not None:
-                found.append(MeasurementView(metric="latency", statistic=statistic, unit="ns", value=value))
+                found.append(unchecked(MeasurementView, metric="latency", statistic=statistic, unit="ns",
+                                       value=as_float(value)))
     seen = {(m.metric, m.statistic, m.unit) for m in found}
     for m in spec.measurements or ():
         if (m.metric, m.statistic, m.unit) not in seen:
-            found.append(MeasurementView(metric=m.metric, statistic=m.statistic, unit=m.unit, value=m.value))
+            found.append(unchecked(MeasurementView, metric=m.metric, statistic=m.statistic, unit=m.unit,
+                                   value=as_float(m.value)))
     return found
 
 
@@ -117,11 +123,12 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
         summary = "Marked passed by the source; the correctness policy was not published."
     else:
         summary = f"Marked passed by the source under the workload's policy ({policy.get('comparator')})."
-    return CorrectnessView(
+    return unchecked(
+        CorrectnessView,
         summary=summary, comparator=checked.comparator if checked else policy.get("comparator"),
-        maximum_absolute_error=checked.maximumAbsoluteError if checked else None,
-        maximum_relative_error=checked.maximumRelativeError if checked else None,
-        matched_ratio=checked.matchedRatio if checked else None,
+        maximum_absolute_error=as_float(checked.maximumAbsoluteError) if checked else None,
+        maximum_relative_error=as_float(checked.maximumRelativeError) if checked else None,
+        matched_ratio=as_float(checked.matchedRatio) if checked else None,
         inputs_unmodified=checked.inputsUnmodified if checked else None,
         notes=checked.notes if checked else None,
     )
@@ -137,13 +144,16 @@ def group_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callabl
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:
     workload = factory.workload(cohort.workload)
     operation = factory.operation_link(cohort.operation)
-    return GroupPage(
+    # Unchecked: views and facts already checked, for every one of the groups.
+    return unchecked_page(
+        GroupPage,
         **factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key)),
         operation=operation,
         workload=workload,
         comparison=factory.comparison(cohort),
-        history=[RecordEventView(row=factory.row(event.run), previous=factory.row(event.previous) if event.previous else None,
-                                 improvement=event.improvement) for event in cohort.history],
+        history=[unchecked(RecordEventView, row=factory.row(event.run),
+                           previous=factory.row(event.previous) if event.previous else None,
+                           improvement=as_float(event.improvement)) for event in cohort.history],
         history_chart=history_chart(cohort.history, factory.implementation_titles),
         other_groups=len(siblings) - 1,
     )
