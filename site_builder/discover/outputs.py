@@ -1,8 +1,8 @@
 """The finding files that are not pages: the search index, the run directory, Atom feeds, badges,
 robots.txt, llms.txt and (with a base URL) sitemap.xml. ``discover_outputs`` yields them once the
-pages are built, registers the JSON documents in the API index and, once the last is registered,
-yields the API index's parts (``MirrorIndex.parts``; ``MirrorIndex.document`` renders the index
-that names them).
+pages are built, registers the JSON documents in the API index and yields the API index's parts
+(``MirrorIndex.parts``: the pages' first, the search index's once its documents are registered;
+``MirrorIndex.document`` renders the index that names them).
 
 The search index is the largest of them (about half of their CPU at 100,000 runs) and needs only
 the leaderboard: a forked copy of the build makes its text while this process makes the others
