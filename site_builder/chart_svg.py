@@ -21,15 +21,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import altair as alt
 from markupsafe import Markup
 
 from . import vega
 from .staircase_svg import staircase_svg
 from .views import ChartView
 
-# The Vega-Lite release Altair writes specs for ("6.4"), so the bundle understands every spec.
-VEGA_LITE_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 _PLACEHOLDER = re.compile(rb"<!--chart:([0-9a-f]{64})-->")
 
 
@@ -42,7 +39,7 @@ class ChartDrawer:
         # "spawn": a forked copy of the build would be as large as the build; vega.py keeps this one small.
         context = multiprocessing.get_context("spawn")
         self._connection, theirs = context.Pipe()
-        self._process = context.Process(target=vega.serve, args=(theirs, VEGA_LITE_VERSION, cache_dir), daemon=True)
+        self._process = context.Process(target=vega.serve, args=(theirs, cache_dir), daemon=True)
         self._process.start()
         theirs.close()
 

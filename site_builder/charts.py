@@ -8,23 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
-
-import altair as alt
-from altair.utils.schemapi import disable_debug_mode
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from . import urls
 from .derive.history import RecordEvent
 from .derive.scaling import Scaling
 from .views import ChartView, Series, SeriesPoint
 
-# Altair validates every object it builds while in debug mode (the default): several seconds a
-# build for specs whose shape is fixed by this module and checked by the tests.
-disable_debug_mode()
+if TYPE_CHECKING:
+    import altair as alt
 
 WIDTH, HEIGHT = 560, 260
 # A log axis once values span this much: a linear one would flatten the small values into a line.
 LOG_X_SPAN, LOG_Y_SPAN = 8, 20
+
+
+@cache
+def _altair() -> ModuleType:
+    """Altair, imported when the first spec is built: a rebuild whose changed pages have no chart
+    (most one-run rebuilds at 100k) never pays the ~0.3 s of CPU its import costs."""
+    import altair
+    from altair.utils.schemapi import disable_debug_mode
+
+    # Altair validates every object it builds while in debug mode (the default): several seconds a
+    # build for specs whose shape is fixed by this module and checked by the tests.
+    disable_debug_mode()
+    return altair
 
 
 def _time_unit(values_ns: Sequence[float]) -> tuple[str, float]:
@@ -63,6 +73,7 @@ def _scaling_frame(axis: str, unit: str, log_x: bool, log_y: bool) -> dict[str, 
     """A scaling chart's Vega-Lite spec with empty data, legend order and ticks, built once per
     shape (axis, unit and scales): Altair takes 1-2 ms to build a spec, and at 100,000 runs some
     1,400 of the 3,300 kernel pages have a chart (the first 600 pages need 9 shapes)."""
+    alt = _altair()
     x_scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     chart = alt.Chart(alt.Data(values=[])).mark_line(point=True, strokeWidth=2).encode(
@@ -107,6 +118,7 @@ def _history_frame(unit: str) -> dict[str, Any]:
     """A record history's Vega-Lite spec without its data. Only the unit differs from group to group,
     and Altair takes about half a millisecond to build a spec, which a build with a history per
     group cannot afford: so it is built once per unit and every chart shares it (nothing mutates a spec)."""
+    alt = _altair()
     chart = alt.Chart(alt.Data(values=[])).mark_line(interpolate="step-after", point=True, strokeWidth=2).encode(
         x=alt.X("date:T", title="observed"),
         y=alt.Y("value:Q", title=f"record ({unit})", scale=alt.Scale(zero=True)),

@@ -78,11 +78,15 @@ class MirrorIndex:
 
     The parts are rendered once every document is known (``discover_outputs`` yields them after
     registering its own documents); the index is frozen then, so a document added later fails the
-    build instead of going unlisted.
+    build instead of going unlisted. The parts of the kinds known so far may be rendered earlier
+    (``parts(final=False)``: the pages' parts while the search index is being made); those kinds
+    are closed then, and a document added to one fails the build the same way.
     """
 
     def __init__(self) -> None:
         self.entries: list[Entry] = []
+        self._listed: dict[str, ApiIndexKind] = {}  # kinds whose parts are rendered, closed to new documents
+        self._unlisted_from = 0  # entries before this position are in rendered parts
         self._kinds: list[ApiIndexKind] | None = None
 
     def add(self, page: Page) -> None:
@@ -92,6 +96,8 @@ class MirrorIndex:
         """A JSON document (a page's mirror, or another: the search index …); ``html`` is the page it serves."""
         if self._kinds is not None:
             raise RuntimeError(f"API index already rendered; {mirror} would go unlisted")
+        if self._listed and kind in self._listed:
+            raise RuntimeError(f"API index parts of {kind} already rendered; {mirror} would go unlisted")
         if type(kind) is type(title) is type(html) is type(mirror) is str:
             entry = Entry(kind, title, html, mirror)
         else:  # anything but plain strings is validated (and coerced, or refused) as the published model says
@@ -100,18 +106,21 @@ class MirrorIndex:
         self.entries.append(entry)
         return entry
 
-    def parts(self, as_of: date) -> Iterator[tuple[str, str, str]]:
-        """(path, JSON text, what made it) of every index part; freezes the index."""
+    def parts(self, as_of: date, *, final: bool = True) -> Iterator[tuple[str, str, str]]:
+        """(path, JSON text, what made it) of every index part of the kinds not rendered yet.
+        ``final``: no document comes after these, and the index is frozen; else only the kinds
+        rendered now are closed."""
         if self._kinds is not None:
             raise RuntimeError("API index parts rendered twice")
         by_kind: dict[str, list[Entry]] = {}
-        for entry in self.entries:
+        for entry in self.entries[self._unlisted_from:]:
             if entry.kind in by_kind:
                 by_kind[entry.kind].append(entry)
             else:
                 by_kind[entry.kind] = [entry]
-        kinds = []
+        self._unlisted_from = len(self.entries)
         for kind, entries in sorted(by_kind.items()):
+            self._listed[kind] = ApiIndexKind(kind=kind, documents=len(entries), parts=[])  # closed from now on
             entries.sort(key=_BY_MIRROR)
             pages = [entries[i:i + PART_SIZE] for i in range(0, len(entries), PART_SIZE)]
             listed = []
@@ -119,8 +128,9 @@ class MirrorIndex:
                 path = urls.api_index_part(kind, number)
                 yield path, part_json(as_of, kind, number, len(pages), page), f"API index part {kind} {number}"
                 listed.append(ApiIndexPart(index=path, documents=len(page), first=page[0].mirror, last=page[-1].mirror))
-            kinds.append(ApiIndexKind(kind=kind, documents=len(entries), parts=listed))
-        self._kinds = kinds
+            self._listed[kind] = ApiIndexKind(kind=kind, documents=len(entries), parts=listed)
+        if final:
+            self._kinds = [self._listed[kind] for kind in sorted(self._listed)]
 
     def document(self, as_of: date) -> str:
         """``api/v1/index.json``; call after ``parts``."""

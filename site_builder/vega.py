@@ -2,8 +2,9 @@
 
 ``chart_svg.ChartDrawer`` is the build's side. The process is spawned, not forked: vl-convert runs
 threads, and the build forks its page renderers later, which must not inherit any. It imports
-nothing of the builder but this module (not Altair, not the view models), so it starts in a
-fraction of a second.
+nothing of the builder but this module (not the view models), so it starts in a fraction of a
+second; it asks Altair which Vega-Lite release its specs are for (``vega_lite_version``), so that
+the build itself imports Altair only when a page has a chart.
 
 It first sends the bundle (made once per vl-convert release and kept in the build's cache folder:
 bundling Vega's sources costs ~3 s of CPU, which every build would otherwise pay), then draws the
@@ -28,11 +29,12 @@ Specs = list[tuple[str, str]]  # (key, Vega-Lite spec as JSON text)
 _GONE = object()  # the build closed its end of the pipe without saying it was done
 
 
-def serve(connection: Connection, vl_version: str, cache_dir: Path | None) -> None:
+def serve(connection: Connection, cache_dir: Path | None) -> None:
     """``cache_dir``: where the bundle is kept between builds; None: made afresh and not kept."""
     import vl_convert
 
     try:
+        vl_version = vega_lite_version()
         connection.send(bundle(vl_convert, vl_version, cache_dir))
     except Exception as error:
         connection.send(error)
@@ -51,6 +53,13 @@ def serve(connection: Connection, vl_version: str, cache_dir: Path | None) -> No
         connection.send(error)
         return
     connection.send(drawings)
+
+
+def vega_lite_version() -> str:
+    """The Vega-Lite release Altair writes specs for ("6.4"), so the bundle understands every spec."""
+    from altair import SCHEMA_VERSION
+
+    return ".".join(SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 def bundle(vl_convert: ModuleType, vl_version: str, cache_dir: Path | None) -> tuple[str, bytes]:

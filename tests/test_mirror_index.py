@@ -67,3 +67,29 @@ def test_nothing_is_listed_after_the_parts():
     list(index.parts(AS_OF))
     with pytest.raises(RuntimeError):
         index.add_document("run", "b", "b.html", "b.json")
+
+
+def test_parts_rendered_in_two_steps_are_the_parts_rendered_at_once(monkeypatch):
+    """The build renders the pages' parts while the search index is made, then the search index's."""
+    monkeypatch.setattr(mirrors, "PART_SIZE", 7)
+    entries = _entries(300)
+    at_once, in_steps = MirrorIndex(), MirrorIndex()
+    for entry in entries:
+        at_once.add_document(*entry)
+    early = [entry for entry in entries if entry[0] != "search-shard"]
+    late = [entry for entry in entries if entry[0] == "search-shard"]
+    for entry in early:
+        in_steps.add_document(*entry)
+    first = list(in_steps.parts(AS_OF, final=False))
+    with pytest.raises(RuntimeError, match="parts of run already rendered"):
+        in_steps.add_document("run", "late", "late.html", "late.json")
+    with pytest.raises(RuntimeError, match="before the index"):
+        in_steps.document(AS_OF)
+    for entry in late:
+        in_steps.add_document(*entry)
+    second = list(in_steps.parts(AS_OF))
+    assert sorted(first + second) == sorted(at_once.parts(AS_OF))
+    assert {by.split()[3] for _, _, by in second} == {"search-shard"}  # "API index part <kind> <number>"
+    assert in_steps.document(AS_OF) == at_once.document(AS_OF)
+    with pytest.raises(RuntimeError):
+        in_steps.add_document("group", "b", "b.html", "b.json")

@@ -1,13 +1,21 @@
 """The finding files that are not pages: the search index, the run directory, Atom feeds, badges,
 robots.txt, llms.txt and (with a base URL) sitemap.xml. ``discover_outputs`` yields them once the
-pages are built, registers the JSON documents in the API index and, once the last is registered,
-yields the API index's parts (``MirrorIndex.parts``; ``MirrorIndex.document`` renders the index
-that names them)."""
+pages are built, registers the JSON documents in the API index and yields the API index's parts
+(``MirrorIndex.parts``: the pages' first, the search index's once its documents are registered;
+``MirrorIndex.document`` renders the index that names them).
+
+The search index is the largest of them (about half of their CPU at 100,000 runs) and needs only
+the leaderboard: a forked copy of the build makes its text while this process makes the others
+and the API index parts of the pages, so the two halves share the machine's cores instead of
+taking turns on one.
+"""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 from collections.abc import Iterable, Iterator
+from multiprocessing.connection import Connection
 from operator import attrgetter
 
 from .. import urls
@@ -22,6 +30,7 @@ from .site_files import llms_txt, robots_txt, sitemaps
 from .state import discovery
 
 Output = tuple[str, str | bytes, str]  # (path, content, what made it)
+SearchTexts = tuple[str, list[tuple[str, str]]]  # (the head's JSON, (operation, its shard's JSON) in order)
 _OBSERVED_AT = attrgetter("observed_at")
 
 
@@ -30,31 +39,36 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
     found = discovery(board)
     catalog = board.catalog
 
-    yield from _search_index(board, mirrors)
+    search = _SearchInFork(board)
+    try:
+        for shard, runs in run_directory(board):
+            path = urls.run_directory(shard)
+            # Keys in sorted order as written ("runs" is sorted by digest already): sort_keys would sort each again.
+            document = {"runs": runs, "shard": shard, "v": 1}
+            yield path, json.dumps(document, separators=(",", ":")) + "\n", "run directory"
+            mirrors.add_document("run-directory", f"Runs whose digest starts with {shard}", urls.COMPARE, path)
 
-    for shard, runs in run_directory(board):
-        path = urls.run_directory(shard)
-        # Keys in sorted order as written ("runs" is sorted by digest already): sort_keys would sort each again.
-        document = {"runs": runs, "shard": shard, "v": 1}
-        yield path, json.dumps(document, separators=(",", ":")) + "\n", "run directory"
-        mirrors.add_document("run-directory", f"Runs whose digest starts with {shard}", urls.COMPARE, path)
+        yield from _feeds(board, base_url)
 
-    # Every JSON document is registered by now: the API index can list them.
-    yield from mirrors.parts(board.as_of)
+        for name in sorted(catalog.implementations):
+            entity = catalog.implementations[name]
+            title = entity.metadata.title or entity.refs["project"].metadata.title or name
+            message, colour = badge_message(found.records_held.get(name, 0), found.best_rank.get(name))
+            yield urls.badge(name), badge_svg("KernelIndex", message, COLOURS[colour], title=f"{title} on KernelIndex: {message}"), "badge"
 
-    yield from _feeds(board, base_url)
+        yield urls.ROBOTS, robots_txt(base_url), "robots.txt"
+        yield urls.LLMS, llms_txt(base_url, board.as_of, schema_kinds()), "llms.txt"
+        if base_url:
+            for path, xml in sitemaps(base_url, pages, board.as_of).items():
+                yield path, xml, "sitemap"
 
-    for name in sorted(catalog.implementations):
-        entity = catalog.implementations[name]
-        title = entity.metadata.title or entity.refs["project"].metadata.title or name
-        message, colour = badge_message(found.records_held.get(name, 0), found.best_rank.get(name))
-        yield urls.badge(name), badge_svg("KernelIndex", message, COLOURS[colour], title=f"{title} on KernelIndex: {message}"), "badge"
-
-    yield urls.ROBOTS, robots_txt(base_url), "robots.txt"
-    yield urls.LLMS, llms_txt(base_url, board.as_of, schema_kinds()), "llms.txt"
-    if base_url:
-        for path, xml in sitemaps(base_url, pages, board.as_of).items():
-            yield path, xml, "sitemap"
+        # The pages' API index parts while the search index is still being made: only its documents are to come.
+        yield from mirrors.parts(board.as_of, final=False)
+        yield from _search_index(*search.texts(), mirrors)
+        # Every JSON document is registered by now: the API index can list them.
+        yield from mirrors.parts(board.as_of)
+    finally:
+        search.close()
 
 
 def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
@@ -71,21 +85,69 @@ def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     return [(prefix, dict(sorted(runs.items()))) for prefix, runs in sorted(shards.items())]
 
 
-def _search_index(board: Leaderboard, mirrors: MirrorIndex) -> Iterator[Output]:
-    """The search index's head and a shard per operation (see ``search.shards``), each also as a
-    script that sets a global, so search works from file:// where fetch cannot read files."""
+def search_texts(board: Leaderboard) -> SearchTexts:
+    """The search index as JSON: its head and a shard per operation (see ``search.shards``)."""
     head, shards = search_parts(board)
-    text = index_json(head)
-    yield urls.SEARCH_INDEX, text, "search index"
-    yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + text.rstrip("\n") + ";\n", "search index script"
+    return index_json(head), [(operation, index_json(shard)) for operation, shard in shards.items()]
+
+
+def _search_index(head: str, shards: list[tuple[str, str]], mirrors: MirrorIndex) -> Iterator[Output]:
+    """The search index's files (``search_texts``), each also as a script that sets a global, so
+    search works from file:// where fetch cannot read files."""
+    yield urls.SEARCH_INDEX, head, "search index"
+    yield urls.SEARCH_INDEX_SCRIPT, "window.KERNELINDEX_SEARCH_INDEX = " + head.rstrip("\n") + ";\n", "search index script"
     mirrors.add_document("search-index", "Search index", urls.SEARCH, urls.SEARCH_INDEX)
-    for operation, shard in shards.items():
-        text = index_json(shard).rstrip("\n")
+    for operation, shard in shards:
+        text = shard.rstrip("\n")
         yield urls.search_shard(operation), text + "\n", "search index shard"
         yield urls.search_shard_script(operation), (
             "(window.KERNELINDEX_SEARCH_SHARDS = window.KERNELINDEX_SEARCH_SHARDS || {})"
             f"[{json.dumps(operation)}] = {text};\n"), "search index shard script"
         mirrors.add_document("search-shard", f"Search index: {operation}", urls.SEARCH, urls.search_shard(operation))
+
+
+class _SearchInFork:
+    """``search_texts(board)`` made by a forked copy of this process, started now; ``texts`` waits
+    for it. Forked, not spawned: the copy has the leaderboard already, and only text comes back
+    (a few MB at 100,000 runs). ``close`` ends the copy if its answer was never taken (the build
+    failed meanwhile)."""
+
+    def __init__(self, board: Leaderboard) -> None:
+        context = multiprocessing.get_context("fork")
+        self._connection, theirs = context.Pipe(duplex=False)
+        self._process = context.Process(target=_send_search_texts, args=(board, theirs), daemon=True)
+        self._process.start()
+        theirs.close()
+
+    def texts(self) -> SearchTexts:
+        try:
+            answer = self._connection.recv()
+        except EOFError:
+            self._process.join()
+            raise RuntimeError(f"the search index process ended without answering (exit code {self._process.exitcode})") from None
+        finally:
+            self._connection.close()
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def close(self) -> None:
+        """End the copy now unless it has answered: then it ends by itself, and nothing waits for
+        that (a copy of the whole build takes a tenth of a second to end)."""
+        if self._connection.closed:
+            return
+        self._connection.close()
+        self._process.terminate()
+        self._process.join()
+
+
+def _send_search_texts(board: Leaderboard, connection: Connection) -> None:
+    try:
+        answer: SearchTexts | Exception = search_texts(board)
+    except Exception as error:  # sent back for the build to raise
+        answer = error
+    connection.send(answer)
+    connection.close()
 
 
 def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:

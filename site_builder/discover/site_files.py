@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
-from xml.sax.saxutils import escape
+# What xml.sax.saxutils.escape escapes (&, <, >), without its import of urllib.request and ssl at every build's start.
+from html import escape
 
 from .. import urls
 
@@ -52,14 +53,14 @@ def sitemaps(base_url: str, pages: Iterable[str], as_of: date) -> dict[str, str]
     def urlset(chunk: list[str]) -> str:
         joined = "\n".join(chunk)
         if "&" in joined or "<" in joined or ">" in joined:  # else escaping changes nothing: skip it per URL
-            chunk = [escape(loc) for loc in chunk]
+            chunk = [escape(loc, quote=False) for loc in chunk]
         body = "".join([f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n" for loc in chunk])
         return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">\n{body}</urlset>\n'
 
     if len(chunks) == 1:
         return {urls.SITEMAP: urlset(chunks[0])}
     files = {f"sitemaps/sitemap-{n}.xml": urlset(chunk) for n, chunk in enumerate(chunks, 1)}
-    body = "".join(f"<sitemap><loc>{escape(base_url)}/{path}</loc><lastmod>{as_of.isoformat()}</lastmod></sitemap>\n"
+    body = "".join(f"<sitemap><loc>{escape(base_url, quote=False)}/{path}</loc><lastmod>{as_of.isoformat()}</lastmod></sitemap>\n"
                    for path in files)
     files[urls.SITEMAP] = f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SITEMAP_NS}">\n{body}</sitemapindex>\n'
     return files

@@ -13,7 +13,7 @@ import pytest
 import vl_convert
 
 from site_builder import vega
-from site_builder.chart_svg import VEGA_LITE_VERSION, ChartDrawer, ChartRenderer
+from site_builder.chart_svg import ChartDrawer, ChartRenderer
 
 
 def spec(points: list[tuple[int, float]], title: str) -> str:
@@ -31,7 +31,7 @@ def keyed(text: str) -> dict[str, str]:
 @pytest.fixture
 def cache_dir(tmp_path: Path) -> Path:
     """A cache folder already holding a (stand-in) bundle, so the drawer starts without bundling Vega."""
-    name = f"vega-bundle-{vl_convert.__version__}-{VEGA_LITE_VERSION}.js"
+    name = f"vega-bundle-{vl_convert.__version__}-{vega.vega_lite_version()}.js"
     (tmp_path / name).write_bytes(b"// stand-in bundle\n")
     return tmp_path
 
@@ -48,7 +48,7 @@ def test_charts_met_before_and_after_the_drawer_starts_are_drawn_as_vl_convert_d
     charts.adopt({**late, **early})  # met again by another worker: still two charts
     charts.draw_all()
     for key, text in {**early, **late}.items():
-        drawn = vl_convert.vegalite_to_svg(json.loads(text), vl_version=VEGA_LITE_VERSION).encode()
+        drawn = vl_convert.vegalite_to_svg(json.loads(text), vl_version=vega.vega_lite_version()).encode()
         assert charts.fill(f"<p><!--chart:{key}--></p>".encode()) == b"<p>" + drawn + b"</p>"
     assert charts.rendered == 2
 
