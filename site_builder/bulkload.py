@@ -239,13 +239,24 @@ def paused_gc(keep: bool = False) -> Iterator[None]:
 
 
 def load_many(data_dir: Path, paths: Sequence[str | os.PathLike[str]], cache: ParseCache | None = None,
-              jobs: int | None = None, relatives: list[str] | None = None, digests: list[bytes | None] | None = None
-              ) -> tuple[list[Document], list[Problem]]:
+              jobs: int | None = None, relatives: list[str] | None = None, digests: list[bytes | None] | None = None,
+              save: bool = True) -> tuple[list[Document], list[Problem]]:
     """``relatives``, ``digests``: each path relative to ``data_dir`` and the sha256 of its bytes,
     when the caller has them (``fingerprint.DataFiles``, whose fingerprint hashed the files), None
-    where it has none; a file without one is stat'ed here, then found in the stat index or read."""
+    where it has none; a file without one is stat'ed here, then found in the stat index or read.
+    ``save``: False when the caller adds to the cache and then saves it (``save_caches``): checking
+    what is stale in 200,000 entries costs a tenth of a second each time."""
     with paused_gc():
-        return _load_many(data_dir, [os.fspath(path) for path in paths], cache, jobs, relatives, digests)
+        documents, problems = _load_many(data_dir, [os.fspath(path) for path in paths], cache, jobs, relatives, digests)
+    if cache is not None and save:
+        save_caches(data_dir, cache)
+    return documents, problems
+
+
+def save_caches(data_dir: Path, cache: ParseCache) -> None:
+    """Write the parse cache and the stat index beside it (each only when it changed)."""
+    cache.save()
+    StatIndex.for_data(data_dir, cache.file.parent).save()
 
 
 def _load_many(data_dir: Path, files: list[str], cache: ParseCache | None, jobs: int | None,
@@ -293,9 +304,6 @@ def _load_many(data_dir: Path, files: list[str], cache: ParseCache | None, jobs:
         if cache is not None and payload is not None:
             cache.put(key, result[0].kind, payload)  # type: ignore[union-attr]
 
-    if cache is not None:
-        cache.save()
-        StatIndex.for_data(data_dir, cache.file.parent).save()
     documents: list[Document] = []
     problems: list[Problem] = []
     for document, found in results:  # type: ignore[misc]
