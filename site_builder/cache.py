@@ -8,7 +8,8 @@ is not parsed again. What is stored, and why it is safe:
   The path is part of it because a file's checks depend on where it sits (its kind's folder, its
   name's file name). The bytes' hash of a file whose ``lstat`` is unchanged since it was last
   hashed comes from the stat index (``statindex``, whose rules say when that is safe), and the
-  file is not read at all.
+  file is not read at all; in a build, the fingerprint taken just before has those hashes
+  already (``fingerprint.DataFiles``), and the load neither stats nor reads such a file.
 - The value is the model's JSON (``exclude_unset``, so the fields a file set stay the ones it set),
   stored only when that JSON turns back into an equal model. Only valid files are stored: a file
   with a problem is parsed every time, so its error message is always produced by the same code.
