@@ -16,7 +16,7 @@ import os
 import pickle
 import sys
 from stat import S_ISREG
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from concurrent.futures.process import BrokenProcessPool
@@ -38,12 +38,12 @@ CHUNK = 250
 Result = tuple[Document | None, list[Problem]]
 
 
-def read_file(path: Path) -> bytes:
+def read_file(path: str | Path) -> bytes:
     """The file's bytes with the fewest system calls: open, read until a short read, close."""
     return _read_descriptor(os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)))
 
 
-def read_regular_file(path: Path) -> bytes | None:
+def read_regular_file(path: str | Path) -> bytes | None:
     """``read_file``, or None when ``path`` is a symbolic link (``O_NOFOLLOW``): the cache never
     stands in for a link, whose refusal ``load_file`` reports. Saves an ``lstat`` per file."""
     try:
@@ -97,10 +97,11 @@ class _Displays:
         self.cwd = Path.cwd().resolve()
         self.folders: dict[str, str | None] = {}
 
-    def __call__(self, path: Path) -> str:
+    def __call__(self, file: str) -> str:
+        path = Path(file)
         if path.is_symlink():
             return display_path(path)  # the link itself resolves elsewhere
-        return self.regular(path)
+        return self.regular(file)
 
     def _base(self, folder: Path) -> str | None:
         try:
@@ -108,48 +109,59 @@ class _Displays:
         except ValueError:
             return None
 
-    def regular(self, path: Path) -> str:
-        """For a path known not to be a symbolic link (opened with ``O_NOFOLLOW``)."""
-        folder, slash, name = str(path).rpartition("/")
-        if os.sep == "/" and slash and folder:  # the folder by string: path.parent is a new Path
-            if folder not in self.folders:
-                self.folders[folder] = self._base(path.parent)
-            base = self.folders[folder]
-            if base is None:
-                return str(path)
-            return name if base == "." else f"{base}/{name}"
-        folder = str(path.parent)
+    def regular(self, file: str) -> str:
+        """For a file known not to be a symbolic link (opened with ``O_NOFOLLOW``)."""
+        folder, slash, name = file.rpartition("/")
+        if os.sep != "/" or not (slash and folder):  # not cut by string (a new Path each): 'a.yaml', '/a.yaml'
+            path = Path(file)
+            folder, name = str(path.parent), path.name
         if folder not in self.folders:
-            self.folders[folder] = self._base(path.parent)
+            self.folders[folder] = self._base(Path(folder))
         base = self.folders[folder]
         if base is None:
-            return str(path)
-        return path.name if base == "." else f"{base}/{path.name}"
+            return file
+        return name if base == "." else f"{base}/{name}"
 
 
-def _relative(path: Path, data_dir: Path, prefix: str | None = None) -> str:
-    """``path`` relative to ``data_dir``, as a POSIX path. ``prefix``: ``str(data_dir) + "/"``;
+def _relative(file: str, data_dir: Path, prefix: str | None = None) -> str:
+    """``file`` relative to ``data_dir``, as a POSIX path. ``prefix``: ``str(data_dir) + "/"``;
     a path that starts with it is cut by string, not by ``Path.relative_to`` (4 us a file)."""
-    if prefix is not None and os.sep == "/":
-        text = str(path)
-        if text.startswith(prefix):
-            return text[len(prefix):]
+    if prefix is not None and os.sep == "/" and file.startswith(prefix):
+        return file[len(prefix):]
+    path = Path(file)
     try:
         return path.relative_to(data_dir).as_posix()
     except ValueError:
         return str(path.resolve())
 
 
-def _parse_one(path: Path, data_dir: Path, relative: str, displays: _Displays,
+def _content_digest(file: str, relative: str, hashes: StatIndex) -> bytes | None:
+    """The sha256 of the file's bytes: from the stat index when its ``lstat`` is unchanged, else
+    read (and kept there). None for a link, whose refusal ``load_file`` reports, and for a file
+    gone or unreadable: the full load says which."""
+    try:
+        st = os.lstat(file)
+    except OSError:
+        return None
+    digest = hashes.lookup(relative, st) if S_ISREG(st.st_mode) else None
+    if digest is None:
+        raw = read_regular_file(file)
+        if raw is None:
+            return None
+        digest = hashes.record(relative, st, raw)
+    return digest
+
+
+def _parse_one(file: str, data_dir: Path, relative: str, displays: _Displays,
                folders: Folders) -> tuple[str, Result, str | None]:
     """(cache key, result, model JSON when storable): the bytes hashed are the bytes parsed."""
-    raw = read_regular_file(path)
+    raw = read_regular_file(file)
     if raw is not None:
-        display = displays.regular(path)
+        display = displays.regular(file)
     else:  # a link, whose refusal load_file reports, or unreadable: read as before, to fail as before
-        raw, display = read_file(path), displays(path)
+        raw, display = read_file(file), displays(file)
     key = entry_key(relative, raw)
-    document, problems = load_file(path, data_dir, raw, display, folders)
+    document, problems = load_file(Path(file), data_dir, raw, display, folders)
     payload = None
     if document is not None:
         document.content_key = key
@@ -163,7 +175,7 @@ def _parse_chunk(data_dir: str, items: list[tuple[int, str, str]]) -> list[tuple
     root = Path(data_dir)
     displays, folders = _Displays(), Folders(root)
     for index, path, relative in items:
-        key, (document, problems), payload = _parse_one(Path(path), root, relative, displays, folders)
+        key, (document, problems), payload = _parse_one(path, root, relative, displays, folders)
         if document is None:
             out.append((index, key, None, None, None, None, problems))
         elif payload is not None:
@@ -226,46 +238,47 @@ def paused_gc(keep: bool = False) -> Iterator[None]:
             gc.enable()
 
 
-def load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None = None,
-              jobs: int | None = None, stats: list[os.stat_result | None] | None = None
-              ) -> tuple[list[Document], list[Problem]]:
-    """``stats``: each path's ``lstat`` when the caller has it (``fingerprint.DataFiles``), None
-    where it failed; without them each file is stat'ed here."""
+def load_many(data_dir: Path, paths: Sequence[str | os.PathLike[str]], cache: ParseCache | None = None,
+              jobs: int | None = None, relatives: list[str] | None = None, digests: list[bytes | None] | None = None,
+              save: bool = True) -> tuple[list[Document], list[Problem]]:
+    """``relatives``, ``digests``: each path relative to ``data_dir`` and the sha256 of its bytes,
+    when the caller has them (``fingerprint.DataFiles``, whose fingerprint hashed the files), None
+    where it has none; a file without one is stat'ed here, then found in the stat index or read.
+    ``save``: False when the caller adds to the cache and then saves it (``save_caches``): checking
+    what is stale in 200,000 entries costs a tenth of a second each time."""
     with paused_gc():
-        return _load_many(data_dir, paths, cache, jobs, stats)
+        documents, problems = _load_many(data_dir, [os.fspath(path) for path in paths], cache, jobs, relatives, digests)
+    if cache is not None and save:
+        save_caches(data_dir, cache)
+    return documents, problems
 
 
-def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
-               jobs: int | None, stats: list[os.stat_result | None] | None = None) -> tuple[list[Document], list[Problem]]:
-    results: list[Result | None] = [None] * len(paths)
+def save_caches(data_dir: Path, cache: ParseCache) -> None:
+    """Write the parse cache and the stat index beside it (each only when it changed)."""
+    cache.save()
+    StatIndex.for_data(data_dir, cache.file.parent).save()
+
+
+def _load_many(data_dir: Path, files: list[str], cache: ParseCache | None, jobs: int | None,
+               relatives: list[str] | None, digests: list[bytes | None] | None) -> tuple[list[Document], list[Problem]]:
+    results: list[Result | None] = [None] * len(files)
     displays = _Displays()
-    prefix = str(data_dir) + "/"
-    relatives = [_relative(path, data_dir, prefix) for path in paths]
+    if relatives is None:
+        prefix = str(data_dir) + "/"
+        relatives = [_relative(file, data_dir, prefix) for file in files]
 
     misses: list[int] = []
     if cache is not None and len(cache):
         get = cache.get
         hashes = StatIndex.for_data(data_dir, cache.file.parent)
-        lookup, lstat = hashes.lookup, os.lstat
-        for index, path in enumerate(paths):
+        for index, file in enumerate(files):
             relative = relatives[index]
-            if stats is not None:
-                st = stats[index]
-            else:
-                try:
-                    st = lstat(path)
-                except OSError:
-                    st = None
-            if st is None:
-                misses.append(index)  # gone, or unreadable: the full load says which
-                continue
-            digest = lookup(relative, st) if S_ISREG(st.st_mode) else None
+            digest = digests[index] if digests is not None else None
             if digest is None:
-                raw = read_regular_file(path)
-                if raw is None:
+                digest = _content_digest(file, relative, hashes)
+                if digest is None:
                     misses.append(index)
                     continue
-                digest = hashes.record(relative, st, raw)
             key = entry_key_of_digest(relative, digest)
             hit = get(key)
             model = model_from_json(*hit) if hit is not None else None
@@ -274,26 +287,23 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
                     cache.forget(key)
                 misses.append(index)
                 continue
-            results[index] = (Document(path=path, display=displays.regular(path), kind=model.kind, model=model,
+            results[index] = (Document(file=file, display=displays.regular(file), kind=model.kind, model=model,
                                        content_key=key), [])
     else:
-        misses = list(range(len(paths)))
+        misses = list(range(len(files)))
 
     workers = worker_count(jobs)
     if workers > 1 and len(misses) >= POOL_THRESHOLD:
-        remaining = _parse_in_pool(data_dir, paths, relatives, misses, results, cache, workers)
+        remaining = _parse_in_pool(data_dir, files, relatives, misses, results, cache, workers)
     else:
         remaining = misses
     folders = Folders(data_dir)
     for index in remaining:
-        key, result, payload = _parse_one(paths[index], data_dir, relatives[index], displays, folders)
+        key, result, payload = _parse_one(files[index], data_dir, relatives[index], displays, folders)
         results[index] = result
         if cache is not None and payload is not None:
             cache.put(key, result[0].kind, payload)  # type: ignore[union-attr]
 
-    if cache is not None:
-        cache.save()
-        StatIndex.for_data(data_dir, cache.file.parent).save()
     documents: list[Document] = []
     problems: list[Problem] = []
     for document, found in results:  # type: ignore[misc]
@@ -303,11 +313,11 @@ def _load_many(data_dir: Path, paths: list[Path], cache: ParseCache | None,
     return documents, problems
 
 
-def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], misses: list[int],
+def _parse_in_pool(data_dir: Path, files: list[str], relatives: list[str], misses: list[int],
                    results: list[Result | None], cache: ParseCache | None, workers: int) -> list[int]:
     """Parse ``misses`` in worker processes; returns the indexes left to parse here (after a crash).
     Workers name the files (``_Displays``) as they open them, which tells them which are links."""
-    chunks = [[(index, str(paths[index]), relatives[index]) for index in misses[start:start + CHUNK]]
+    chunks = [[(index, files[index], relatives[index]) for index in misses[start:start + CHUNK]]
               for start in range(0, len(misses), CHUNK)]
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_start_worker) as pool:
@@ -316,7 +326,7 @@ def _parse_in_pool(data_dir: Path, paths: list[Path], relatives: list[str], miss
                     document = None
                     if kind is not None:
                         model = model_from_json(kind, payload) if payload is not None else pickle.loads(pickled)
-                        document = Document(path=paths[index], display=display, kind=kind, model=model,
+                        document = Document(file=files[index], display=display, kind=kind, model=model,
                                             content_key=key)
                         if cache is not None and payload is not None:
                             cache.put(key, kind, payload)

@@ -8,7 +8,8 @@ is not parsed again. What is stored, and why it is safe:
   The path is part of it because a file's checks depend on where it sits (its kind's folder, its
   name's file name). The bytes' hash of a file whose ``lstat`` is unchanged since it was last
   hashed comes from the stat index (``statindex``, whose rules say when that is safe), and the
-  file is not read at all.
+  file is not read at all; in a build, the fingerprint taken just before has those hashes
+  already (``fingerprint.DataFiles``), and the load neither stats nor reads such a file.
 - The value is the model's JSON (``exclude_unset``, so the fields a file set stay the ones it set),
   stored only when that JSON turns back into an equal model. Only valid files are stored: a file
   with a problem is parsed every time, so its error message is always produced by the same code.
@@ -36,6 +37,9 @@ ENV_DIR = "KERNELINDEX_CACHE_DIR"
 # The kind of an entry that holds a run's digest (see ``link._run_digest``) rather than a model.
 RUN_DIGEST_KIND = "=run-digest"
 _RUN_DIGEST_PREFIX = RUN_DIGEST_KIND.encode("ascii") + b" "
+# A digest entry's value, b"sha256:" and 64 hexadecimal digits, and the length of its whole line.
+_RUN_DIGEST_VALUE = _RUN_DIGEST_PREFIX + b"sha256:"
+_RUN_DIGEST_LENGTH = 74 + len(_RUN_DIGEST_PREFIX) + 71
 
 # The modules whose code decides whether a file is valid and what its model holds.
 # link is one of them because runs' digests are cached too (see ``link._run_digest``).
@@ -89,7 +93,7 @@ def default_cache_dir(data_dir: Path) -> Path:
 
 class ParseCache:
     """Entries for one data folder: key -> (kind, model JSON); and runs' digests, whose kind is
-    ``link.RUN_DIGEST_ENTRY``, by the key ``link`` makes of a run's file and references."""
+    ``RUN_DIGEST_KIND``, by the key ``link`` makes of a run's file and references (``run_digest``)."""
 
     def __init__(self, file: Path):
         self.file = file
@@ -130,19 +134,28 @@ class ParseCache:
 
     def get(self, key: str) -> tuple[str, bytes] | None:
         """(kind, JSON) for ``key``, or None when absent or damaged."""
-        name = key.encode("ascii")
-        entry = self._stored.get(name)
+        entry = self._checked(key.encode("ascii"))
         if entry is None:
             return None
-        # b"<key> <crc> <kind> <json>": the CRC covers b"<kind> <json>".
-        if entry[73:74] != b" " or entry[65:73] != b"%08x" % zlib.crc32(memoryview(entry)[74:]):
-            return None
         kind, _, payload = entry[74:].partition(b" ")
+        return kind.decode("ascii", "replace"), payload
+
+    def run_digest(self, key: str) -> str | None:
+        """The run's digest stored under ``key`` (see ``link._run_digest``), or None when absent,
+        damaged, or not a digest. Asked once per run: it skips ``get``'s split and decoding."""
+        entry = self._checked(key.encode("ascii"))
+        if entry is None or len(entry) != _RUN_DIGEST_LENGTH or not entry.startswith(_RUN_DIGEST_VALUE, 74):
+            return None
+        return entry[-71:].decode("ascii")
+
+    def _checked(self, name: bytes) -> bytes | None:
+        """The whole line stored under ``name`` when its CRC holds (and it is then in use); else None."""
+        entry = self._stored.get(name)
+        # b"<key> <crc> <kind> <json>": the CRC covers b"<kind> <json>".
+        if entry is None or entry[73:74] != b" " or entry[65:73] != b"%08x" % zlib.crc32(memoryview(entry)[74:]):
+            return None
         self._used.add(name)
-        kind_text = kind.decode("ascii", "replace")
-        if kind_text == RUN_DIGEST_KIND:
-            self._digests_asked = True
-        return kind_text, payload
+        return entry
 
     def asking_digests(self) -> None:
         """link is about to look up runs' digests: unused ones may be dropped at the next save."""

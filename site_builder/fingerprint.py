@@ -54,54 +54,63 @@ class DataFiles:
 
     ``fingerprinted``: the entries ``tree_digest`` hashes (no ``__pycache__`` folders);
     ``data_files``: the load's files, the same as ``load.iter_data_files`` finds, in the same order.
+    ``digests``: relative path -> sha256 of the bytes of each regular file ``tree_digest`` hashed
+    from this listing; the load keys the parse cache by them, so it neither stats nor reads those
+    files again and loads exactly the bytes the fingerprint covers.
     """
 
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
         self.entries = list(_files_under(data_dir, skip=()))
+        self.digests: dict[str, bytes] = {}
 
     def fingerprinted(self) -> Iterator[tuple[str, os.DirEntry]]:
         for path, entry in self.entries:
             if "__pycache__" not in path or "/__pycache__/" not in "/" + path:
                 yield path, entry
 
-    def data_files(self) -> tuple[list[Path], list[os.stat_result | None]]:
-        """(paths, their ``lstat`` or None where it failed), as ``load.iter_data_files`` lists them:
-        a data suffix, and a file (a link to one included: the load refuses it)."""
+    def data_files(self) -> tuple[list[str], list[str], list[bytes | None]]:
+        """(paths, the same relative to the data folder, their ``digests`` or None where not hashed),
+        as ``load.iter_data_files`` lists them: a data suffix, and a file (a link to one included:
+        the load refuses it). Paths are strings: the load makes a Path only for a file it parses."""
         from .load import DATA_SUFFIXES, _is_file, _suffix
 
-        paths: list[Path] = []
-        stats: list[os.stat_result | None] = []
-        for _, entry in self.entries:
+        paths: list[str] = []
+        relatives: list[str] = []
+        digests: list[bytes | None] = []
+        hashed = self.digests.get
+        for relative, entry in self.entries:
             if _suffix(entry.name) in DATA_SUFFIXES and _is_file(entry):
-                paths.append(Path(entry.path))
-                try:
-                    stats.append(entry.stat(follow_symlinks=False))  # cached by the entry once taken
-                except OSError:
-                    stats.append(None)
-        return paths, stats
+                paths.append(entry.path)
+                relatives.append(relative)
+                digests.append(hashed(relative))
+        return paths, relatives, digests
 
 
 def tree_digest(root: Path, index: StatIndex | None = None, files: DataFiles | None = None) -> str:
     """sha256 over (path, sha256 of bytes) of every file below ``root``. A symlink counts as its
     target's path, not its content: the loader refuses symlinks anyway, and this never follows one.
     ``index``: where unchanged files' hashes are found and new ones kept (see ``statindex``);
-    ``files``: the listing of ``root`` to use, instead of listing it here."""
+    ``files``: the listing of ``root`` to use, instead of listing it here; it keeps each regular
+    file's hash (``DataFiles.digests``) for the load."""
     digest = hashlib.sha256()
     sha256 = hashlib.sha256
+    hashed = files.digests if files is not None else {}
     for path, entry in (files.fingerprinted() if files is not None else _files_under(root)):
         if entry.is_symlink():
             content = b"symlink:" + os.readlink(entry.path).encode("utf-8", "surrogateescape")
             file_digest = sha256(content).digest()
-        elif index is None:
-            with open(entry.path, "rb") as file:
-                file_digest = sha256(file.read()).digest()
         else:
-            st = entry.stat(follow_symlinks=False)
-            file_digest = index.lookup(path, st)
-            if file_digest is None:
+            if index is None:
                 with open(entry.path, "rb") as file:
-                    file_digest = index.record(path, st, file.read())
+                    file_digest = sha256(file.read()).digest()
+            else:
+                st = entry.stat(follow_symlinks=False)
+                file_digest = index.lookup(path, st)
+                if file_digest is None:
+                    with open(entry.path, "rb") as file:
+                        file_digest = index.record(path, st, file.read())
+            hashed[path] = file_digest
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + file_digest)
     return digest.hexdigest()
 

@@ -150,9 +150,9 @@ def _spec_dump(document: Document) -> dict[str, Any]:
 
 
 class DigestCache(Protocol):
-    """What link needs of ``cache.ParseCache``: entries by key (see ``_run_digest``)."""
+    """What link needs of ``cache.ParseCache``: runs' digests by key (see ``_run_digest``)."""
 
-    def get(self, key: str) -> tuple[str, bytes] | None: ...
+    def run_digest(self, key: str) -> str | None: ...
 
     def put(self, key: str, kind: str, payload: str) -> None: ...
 
@@ -192,10 +192,7 @@ def _cached_run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_
     if cache is None or content_key is None:
         return None, None
     key = _run_digest_key(content_key, ref_digests, supersedes_digest)
-    hit = cache.get(key)
-    if hit is not None and hit[0] == RUN_DIGEST_KIND and len(hit[1]) == 71 and hit[1].startswith(b"sha256:"):
-        return hit[1].decode("ascii"), key
-    return None, key
+    return cache.run_digest(key), key
 
 
 def _run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_digest: str | None,
@@ -269,9 +266,10 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
     unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
     if cache is not None:
         cache.asking_digests()
-    ordered = sorted(named_documents(named), key=lambda d: _LINK_RANK[d.kind])
-    targets: tuple[dict[str, Entity], ...] | None = None  # what runs refer to, once every other kind is linked
-    for document in ordered:
+    # Every kind a run may refer to first, then the runs: the order of _LINK_ORDER, runs last.
+    others = sorted((document for space, by_name in named.items() if space != "BenchmarkRun"
+                     for document in by_name.values()), key=lambda d: _LINK_RANK[d.kind])
+    for document in others:
         kind = document.kind
         spec = document.model.spec
         if kind in ("OperationSpec", "SoftwareProject", "BenchmarkProtocol", "ExecutionEnvironment", "Source", "Hardware"):
@@ -322,50 +320,48 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
             body["projectDigest"] = project.digest
             body["operation"] = {"specDigest": operation.digest}
             add(document, body, refs={"project": project, "operation": operation})
-        elif kind == "BenchmarkRun":
-            if targets is None:
-                targets = tuple(catalog.of(kind) for kind in ("ImplementationRevision", "WorkloadCase", "WorkloadSuite",
-                                                              "BenchmarkProtocol", "ExecutionEnvironment", "Source"))
-            # References by name, as ``resolve`` finds them; it is called only for a missing one, so
-            # a dangling reference is reported by the same code, in the same order, as before.
-            implementations, cases, suites, protocols, environments, sources = targets
-            implementation = implementations.get(spec.implementation) or resolve(
-                document, ("ImplementationRevision",), spec.implementation, "spec", "implementation")
-            workload = cases.get(spec.workload) or suites.get(spec.workload) or resolve(
-                document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload")
-            refs = {
-                "implementation": implementation,
-                "workload": workload,
-                "protocol": protocols.get(spec.protocol) or resolve(
-                    document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol"),
-                "environment": environments.get(spec.environment) or resolve(
-                    document, ("ExecutionEnvironment",), spec.environment, "spec", "environment"),
-            }
-            native = spec.sourceNative
-            if native is not None:
-                refs["source"] = sources.get(native.source) or resolve(
-                    document, ("Source",), native.source, "spec", "sourceNative", "source")
-            if any(entity is None for entity in refs.values()):
-                fail(document)
-                continue
-            if implementation.refs["operation"] is not workload.refs["operation"]:
-                problems.append(document.problem(
-                    f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
-                    f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
-                fail(document)
-                continue
-            ref_digests = (implementation.digest, workload.digest, refs["protocol"].digest,  # as _RUN_REFERENCES
-                           refs["environment"].digest)
-            entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
-                            _spec_source=partial(_run_canonical_spec, document, ref_digests))
-            digest, key = _cached_run_digest(entity, ref_digests, None, cache)
-            if digest is None:
-                unhashed.append((entity, key))  # hashed with the others once every run is linked
-            else:
-                entity.digest = digest
-            name = document.model.metadata.name
-            references[name] = ref_digests
-            catalog.by_kind[kind][name] = entity
+
+    implementations, cases, suites, protocols, environments, sources = (catalog.of(kind) for kind in (
+        "ImplementationRevision", "WorkloadCase", "WorkloadSuite", "BenchmarkProtocol", "ExecutionEnvironment", "Source"))
+    for document in named.get("BenchmarkRun", {}).values():
+        spec = document.model.spec
+        # References by name, as ``resolve`` finds them; it is called only for a missing one, so
+        # a dangling reference is reported by the same code, in the same order, as before.
+        implementation = implementations.get(spec.implementation) or resolve(
+            document, ("ImplementationRevision",), spec.implementation, "spec", "implementation")
+        workload = cases.get(spec.workload) or suites.get(spec.workload) or resolve(
+            document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload")
+        protocol = protocols.get(spec.protocol) or resolve(
+            document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol")
+        environment = environments.get(spec.environment) or resolve(
+            document, ("ExecutionEnvironment",), spec.environment, "spec", "environment")
+        refs = {"implementation": implementation, "workload": workload, "protocol": protocol, "environment": environment}
+        native = spec.sourceNative
+        source = None
+        if native is not None:
+            refs["source"] = source = sources.get(native.source) or resolve(
+                document, ("Source",), native.source, "spec", "sourceNative", "source")
+        if (implementation is None or workload is None or protocol is None or environment is None
+                or (native is not None and source is None)):
+            fail(document)
+            continue
+        if implementation.refs["operation"] is not workload.refs["operation"]:
+            problems.append(document.problem(
+                f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
+                f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
+            fail(document)
+            continue
+        ref_digests = (implementation.digest, workload.digest, protocol.digest, environment.digest)  # as _RUN_REFERENCES
+        entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
+                        _spec_source=partial(_run_canonical_spec, document, ref_digests))
+        digest, key = _cached_run_digest(entity, ref_digests, None, cache)
+        if digest is None:
+            unhashed.append((entity, key))  # hashed with the others once every run is linked
+        else:
+            entity.digest = digest
+        name = document.model.metadata.name
+        references[name] = ref_digests
+        catalog.by_kind["BenchmarkRun"][name] = entity
 
     _hash_runs(unhashed, cache)
 
@@ -398,10 +394,6 @@ _LINK_ORDER = [
 
 
 _LINK_RANK = {kind: rank for rank, kind in enumerate(_LINK_ORDER)}
-
-
-def named_documents(named: dict[str, dict[str, Document]]) -> list[Document]:
-    return [document for space in named.values() for document in space.values()]
 
 
 def _duplicate_runs(catalog: Catalog) -> list[Problem]:

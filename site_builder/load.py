@@ -35,13 +35,17 @@ PATTERN_MESSAGES = {
 class Document:
     """One validated data file."""
 
-    path: Path
+    file: str  # its path as listed; ``path`` makes the Path only when asked (rarely: a problem, a CLI lookup)
     display: str  # the path as errors print it, relative to the working directory where possible
     kind: str
     model: Envelope
     # The parse cache's key for the file (sha256 of its path and bytes) when a bulk load read it;
     # link keys the digests it keeps between builds by it.
     content_key: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return Path(self.file)
 
     @property
     def name(self) -> str:
@@ -213,7 +217,7 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
         problems.append(at(f"file name must be {document.metadata.name}.yaml (metadata.name)", "metadata", "name"))
     if problems:
         return None, problems
-    return Document(path=path, display=display, kind=kind, model=document), []
+    return Document(file=os.fspath(path), display=display, kind=kind, model=document), []
 
 
 def load_file(path: Path, data_dir: Path, raw_bytes: bytes | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 
-from .bulkload import load_many, paused_gc
+from .bulkload import load_many, paused_gc, save_caches
 from .cache import ParseCache
 from .checks import future_observations
 from .fingerprint import DataFiles
@@ -32,20 +32,20 @@ def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache:
 
 def _load_and_link(data_dir: Path, as_of: date | datetime | None, cache: bool, files: DataFiles | None) -> Catalog:
     if files is not None and files.data_dir == data_dir:
-        paths, stats = files.data_files()
+        paths, relatives, digests = files.data_files()
     else:
-        paths, stats = list(iter_data_files(data_dir)), None
+        paths, relatives, digests = [str(path) for path in iter_data_files(data_dir)], None, None
     # One cache for both: it holds the files' models and, for link, the runs' digests.
     parse_cache = ParseCache.for_data(data_dir) if cache else None
-    documents, problems = load_many(data_dir, paths, parse_cache, stats=stats)
+    documents, problems = load_many(data_dir, paths, parse_cache, relatives=relatives, digests=digests, save=False)
     problems.extend(future_observations(documents, as_of))
     # Files that failed are named to link, so references to them are not reported a second time.
     failed = {problem.path for problem in problems}
-    broken = {(path.relative_to(data_dir).parts[0], path.stem) for path in paths
-              if failed and display_path(path) in failed}  # display_path resolves: only when needed
+    broken = {(path.relative_to(data_dir).parts[0], path.stem) for path in map(Path, paths)
+              if display_path(path) in failed} if failed else set()  # display_path resolves: only when needed
     catalog, link_problems = link(documents, broken, parse_cache)
     if parse_cache is not None:
-        parse_cache.save()  # the digests link added; nothing is written when none were
+        save_caches(data_dir, parse_cache)  # the models parsed and the digests link added
     problems.extend(link_problems)
     if problems:
         raise DataError(problems)

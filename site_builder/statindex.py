@@ -17,9 +17,11 @@ data is the same is not read again. What is stored, and why it is safe:
 - The index is versioned (its format and the Python version) and carries a CRC of its body; an
   index that fails either, or cannot be read or written, is simply not used.
 
-Within one process, the index for a data folder is shared (``for_data``): the fingerprint taken
-at the start of a build hashes the files and the load that follows finds the same hashes. The
-load still compares each file's stat with the entry, so a file changed in between is read again.
+Within one process, the index for a data folder is shared (``for_data``). A build's load takes
+each file's hash from the fingerprint taken just before over the same listing
+(``fingerprint.DataFiles``), so it loads the bytes that fingerprint covers (a file changed in
+between is seen by the next build, whose fingerprint differs); a load without that listing
+compares each file's stat with the entry here itself.
 
 Storage: ``<cache folder>/stat-<tag>.index`` beside the parse cache (see ``cache``): one header
 line, then ``marshal`` of {path: (ino, size, mtime_ns, ctime_ns, digest)} (marshal holds only

@@ -141,3 +141,22 @@ def test_a_cold_load_keeps_no_run_spec(synthetic: Path) -> None:
     kept on every run, the specs held ~130 MB at 100,000 runs."""
     cold = load_catalog(synthetic, AS_OF)
     assert cold.runs and all(run._canonical_spec is None for run in cold.runs.values() if not run.spec.supersedes)
+
+
+def test_run_digest_serves_only_intact_digest_entries(tmp_path: Path) -> None:
+    digest = "sha256:" + "ab" * 32
+    run_key, model_key, damaged_key = "1" * 64, "2" * 64, "3" * 64
+    cache = ParseCache(tmp_path / "parse.cache")
+    cache.put(run_key, RUN_DIGEST_KIND, digest)
+    cache.put(model_key, "BenchmarkRun", '{"kind":"BenchmarkRun"}')
+    cache.put(damaged_key, RUN_DIGEST_KIND, digest)
+    cache.save()
+    text = cache.file.read_bytes()
+    end = text.index(b"\n", text.index(damaged_key.encode()))
+    cache.file.write_bytes(text[:end - 1] + b"c" + text[end:])  # the digest's last digit: only the CRC tells
+    reread = ParseCache(cache.file)
+    reread.read()
+    assert reread.run_digest(run_key) == digest
+    assert reread.run_digest(model_key) is None  # a model, not a digest
+    assert reread.run_digest(damaged_key) is None  # fails its CRC
+    assert reread.run_digest("4" * 64) is None  # absent

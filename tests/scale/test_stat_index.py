@@ -152,7 +152,10 @@ def test_a_shared_listing_loads_what_a_fresh_one_does(synthetic: Path, trusted: 
     pycache.mkdir()
     (pycache / "notes.txt").write_text("not data\n")
     files = DataFiles(synthetic)
-    assert files.data_files()[0] == list(iter_data_files(synthetic))
+    paths, relatives, digests = files.data_files()
+    assert list(map(Path, paths)) == list(iter_data_files(synthetic))
+    assert relatives == [Path(path).relative_to(synthetic).as_posix() for path in paths]
+    assert digests == [None] * len(paths)  # nothing hashed from this listing yet
     assert build_fingerprint(synthetic, as_of="x", base_url="", files=files) == \
         build_fingerprint(synthetic, as_of="x", base_url="", cache=False)
     reference = everything(load_catalog(synthetic, cache=False))
@@ -160,3 +163,46 @@ def test_a_shared_listing_loads_what_a_fresh_one_does(synthetic: Path, trusted: 
     files = DataFiles(synthetic)
     build_fingerprint(synthetic, as_of="x", base_url="", files=files)
     assert everything(load_catalog(synthetic, files=files)) == reference  # warm, from the index
+
+
+def test_a_load_after_the_fingerprint_neither_stats_nor_reads_a_file(synthetic: Path, trusted: None,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint hashed every file of the listing: the load keys the parse cache by those hashes."""
+    import hashlib
+
+    from site_builder import bulkload
+    from site_builder.fingerprint import DataFiles
+    from site_builder.repository import load_catalog
+
+    load_catalog(synthetic)  # fills the parse cache
+    files = DataFiles(synthetic)
+    build_fingerprint(synthetic, as_of="x", base_url="", files=files)
+    paths, _, digests = files.data_files()
+    assert digests == [hashlib.sha256(Path(path).read_bytes()).digest() for path in paths]
+
+    def refused(*_: object) -> None:
+        raise AssertionError("a file the fingerprint hashed was stat'ed or read again")
+
+    monkeypatch.setattr(bulkload, "_content_digest", refused)
+    monkeypatch.setattr(bulkload, "read_regular_file", refused)
+    catalog = load_catalog(synthetic, files=files)
+    assert sum(len(kind) for kind in catalog.by_kind.values()) == len(paths)
+
+
+def test_a_link_in_the_listing_has_no_digest_and_is_refused(synthetic: Path, trusted: None, tmp_path: Path) -> None:
+    from site_builder.fingerprint import DataFiles
+    from site_builder.problems import DataError
+    from site_builder.repository import load_catalog
+
+    load_catalog(synthetic)  # fills the parse cache
+    run = _first_run(synthetic)
+    outside = tmp_path / "outside.yaml"
+    outside.write_bytes(run.read_bytes())
+    run.unlink()
+    run.symlink_to(outside)
+    files = DataFiles(synthetic)
+    build_fingerprint(synthetic, as_of="x", base_url="", files=files)
+    paths, _, digests = files.data_files()
+    assert digests[paths.index(str(run))] is None
+    with pytest.raises(DataError, match="not a symbolic link"):
+        load_catalog(synthetic, files=files)
