@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from operator import attrgetter
 from typing import Any
@@ -99,6 +99,12 @@ class MirrorIndex:
             entry = Entry(valid.kind, valid.title, valid.html, valid.mirror)
         self.entries.append(entry)
         return entry
+
+    def add_entries(self, entries: Sequence[Entry]) -> None:
+        """Documents listed before, as ``add_document`` made them (a previous build's page records)."""
+        if self._kinds is not None:
+            raise RuntimeError(f"API index already rendered; {len(entries)} documents would go unlisted")
+        self.entries.extend(entries)
 
     def parts(self, as_of: date) -> Iterator[tuple[str, str, str]]:
         """(path, JSON text, what made it) of every index part; freezes the index."""
