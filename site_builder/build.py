@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
+from itertools import chain
 from pathlib import Path
 
 import click
@@ -45,7 +46,7 @@ from .manifest import (
 from .mirrors import MirrorIndex, page_schemas
 from .problems import DataError
 from .render import TEMPLATES, Renderer
-from .render_pool import render_pages
+from .render_pool import KeptPages, render_pages
 from .repository import load_catalog
 from .signatures import PageSignatures
 from .views import MIRROR_VERSION
@@ -134,6 +135,14 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         with Outputs(out_dir, previous) as outputs:
             for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
                                      progress=_every(1000, lambda done: step(f"{done:,} pages"))):
+                if isinstance(task, KeptPages):  # the previous site's pages: their records serve as they are
+                    kept = list(chain.from_iterable(task.pages))
+                    mirrors.add_entries(kept)
+                    outputs.claim_kept(kept)
+                    signed_pages.update(zip(task.signatures, task.pages))
+                    pages += len(kept)
+                    continue
+                records = []
                 for page in task.pages:
                     # One record per page serves the API index, the manifest and, in an error, as its name.
                     record = mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
@@ -141,11 +150,12 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
                     outputs.claim(page.mirror, by=record)
                     if page.has_charts:
                         with_charts.append(page.html.path)
-                    if task.signature is not None:
-                        signed_pages.setdefault(task.signature, []).append(record)
+                    records.append(record)
                     rendered += page.rendered
+                if task.signature is not None:
+                    signed_pages[task.signature] = records
                 pages += len(task.pages)
-                built += len(task.pages) if task.built else 0
+                built += len(task.pages)
             step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
                  f"drawing {renderer.charts.rendered:,} distinct charts")
             # What rendering made here (a record of every file and page, hundreds of thousands) lives

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from operator import attrgetter
 from typing import Any
@@ -105,6 +105,15 @@ class MirrorIndex:
             entry = Entry(valid.kind, valid.title, valid.html, valid.mirror)
         self.entries.append(entry)
         return entry
+
+    def add_entries(self, entries: Sequence[Entry]) -> None:
+        """Documents listed before, as ``add_document`` made them (a previous build's page records)."""
+        if self._kinds is not None:
+            raise RuntimeError(f"API index already rendered; {len(entries)} documents would go unlisted")
+        if self._listed and any(entry.kind in self._listed for entry in entries):
+            raise RuntimeError(f"API index parts of {', '.join(sorted(self._listed))} already rendered; "
+                               f"{len(entries)} documents would go unlisted")
+        self.entries.extend(entries)
 
     def parts(self, as_of: date, *, final: bool = True) -> Iterator[tuple[str, str, str]]:
         """(path, JSON text, what made it) of every index part of the kinds not rendered yet.

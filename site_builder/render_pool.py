@@ -8,12 +8,17 @@ what the build needs to know about them (paths, hashes, whether charts are still
 Results come back in task order, so the site is the same whether one process rendered it or several.
 
 Two shortcuts on a rebuild. A signed task whose pages the previous site holds under the same
-signature (``signatures``) is not run at all: the parent takes its pages as they are, in order,
-while the workers build the others, so the pages of unchanged kernels cost a dictionary lookup
+signature (``signatures``) is not run at all: its pages are taken as they are, in order, many
+tasks in one report (``KeptPages``), so the pages of unchanged kernels cost a dictionary lookup
 each and no message (and a task whose pages cannot be taken after all is built by the parent).
 And a page whose mirror is byte-identical to the one in the previous site is not rendered again
 when the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model
 alone, so the previous HTML is kept as it is.
+
+A rebuild of a large site uses the second core from the start (``_rebuild_shared``): one worker,
+forked before anything is signed, and the parent sign the tasks from either end until they meet,
+then build the changed ones the same way while the parent takes the unchanged pages; only where
+many tasks changed does a pool of workers build them, as in a build from scratch.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import NamedTuple
 
 from .chart_svg import ChartRenderer
 from .context import PageTask
-from .manifest import FileRecord
+from .manifest import FileRecord, PageRecord
 from .render import Renderer, mirror_json
 from .write import Staging
 
@@ -36,10 +42,23 @@ from .write import Staging
 # of milliseconds each at 100,000 runs, and a worker left with a long chunk of them idles the other.
 # Chunks shrink towards the end for the same reason (``_chunks``).
 CHUNK = 32
-# Below this many tasks to build, forking costs more than it saves. A one-run rebuild at 100,000
-# runs builds about 1,200 (a kernel's pages, the ledger pages showing its groups, the GPU and model
-# pages, up to 0.2 s each): forked, they build while this process takes the other 163,000 pages.
+# Below this many tasks to build, forking costs more than it saves (a site too small to share its
+# rebuild, ``SHARE_FROM``, or a build from scratch of a small site).
 PARALLEL_FROM = 500
+# A rebuild of a site of this many tasks signs them, and builds the changed ones, in this process
+# and one worker forked before anything is signed (``_rebuild_shared``). At 100,000 runs, signing
+# takes more than a second, and a one-run rebuild builds about 500 to 1,200 tasks (a kernel's
+# pages, the ledger pages showing its groups, the GPU and model pages, up to 0.2 s each) while
+# 163,000 unchanged pages are taken: one core did it all, the other idle.
+SHARE_FROM = 5_000
+# Tasks a signing process takes at a time: a lock each, against at most one chunk's wait where
+# the two meet (64 ledger pages, the dearest to sign, are ~50 ms at 100,000 runs).
+SIGN_CHUNK = 64
+# From this many tasks to build, a rebuild's pages are built by a pool of workers (``_build``), and
+# none by this process, whose memory then grows no more than in a build from scratch.
+POOL_FROM = 2_000
+# Consecutive unchanged tasks reported at once (``KeptPages``), at most.
+KEPT_AT_ONCE = 500
 
 
 class RenderedPage(NamedTuple):
@@ -55,11 +74,19 @@ class RenderedPage(NamedTuple):
 
 
 class TaskPages(NamedTuple):
-    """The pages one task made, with what the parent knows of the task (never sent by a worker)."""
+    """The pages one task built, with what the parent knows of the task (never sent by a worker)."""
 
     pages: list[RenderedPage]
     signature: str | None  # of a signed task (``signatures``)
-    built: bool  # False: a signed task's pages were taken from the previous site unbuilt
+
+
+class KeptPages(NamedTuple):
+    """The pages of consecutive signed tasks, taken unbuilt from the previous site: their files are
+    the previous site's, kept (``Staging.keep_pages``), and each record is its page's mirror entry.
+    One report for many tasks: a rebuild at 100,000 runs keeps 163,000 pages."""
+
+    signatures: list[str]
+    pages: list[list[PageRecord]]  # each task's, as the previous site lists them
 
 
 @dataclass
@@ -68,6 +95,7 @@ class _Job:
     renderer: Renderer
     staging: Staging
     reuse_pages: bool
+    ends: _Ends | None = None  # what a rebuild's worker and this process share (``_rebuild_shared``)
 
 
 # What forked workers read: set just before the pool starts, cleared after.
@@ -75,7 +103,15 @@ _job: _Job | None = None
 
 
 def _render_tasks(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[str, str]]:
-    """The pages of each task in ``numbers``, and the chart specs met on the way."""
+    """In a worker: the pages of each task in ``numbers``, and the chart specs met on the way."""
+    assert _job is not None
+    return _build_pages(numbers), _job.renderer.charts.take_specs()
+
+
+def _build_pages(numbers: list[int]) -> list[list[RenderedPage]]:
+    """The pages of each task in ``numbers``. The chart specs met stay with ``renderer.charts``:
+    built by this process, they are drawn with the others (``ChartRenderer.draw_all``); taken and
+    adopted again, each task built here would send every spec met so far to the drawer once more."""
     assert _job is not None
     staging, renderer = _job.staging, _job.renderer
     done: list[list[RenderedPage]] = []
@@ -92,7 +128,7 @@ def _render_tasks(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[st
             pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=True,
                                       has_charts=ChartRenderer.has_placeholder(content)))
         done.append(pages)
-    return done, renderer.charts.take_specs()
+    return done
 
 
 def _render_chunk_in_worker(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[str, str]]:
@@ -107,24 +143,6 @@ def _render_chunk_in_worker(numbers: list[int]) -> tuple[list[list[RenderedPage]
     return rendered
 
 
-def _unchanged_pages(staging: Staging, signature: str | None) -> list[RenderedPage] | None:
-    """The previous site's pages of a signed task with the same signature, kept as they are."""
-    listed = staging.previous.pages.get(signature) if staging.previous is not None and signature is not None else None
-    if not listed:
-        return None
-    pages = []
-    for page in listed:
-        html, mirror = staging.reuse(page.html), staging.reuse(page.mirror)
-        if html is None or mirror is None:  # could not link: build the task after all, from a clean slate
-            kept = [html, mirror, *(record for taken in pages for record in (taken.html, taken.mirror))]
-            for record in kept:
-                if record is not None:
-                    staging.discard(record.path)
-            return None
-        pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False))
-    return pages
-
-
 def _reused_html(html_path: str, mirror: FileRecord) -> FileRecord | None:
     """The previous HTML of a page whose mirror the previous site holds byte for byte."""
     assert _job is not None
@@ -134,43 +152,197 @@ def _reused_html(html_path: str, mirror: FileRecord) -> FileRecord | None:
     return _job.staging.reuse(html_path)
 
 
+
+
+class _Ends:
+    """Numbers 0 to ``count`` that two processes take from either end, a range at a time, until they
+    meet: this one from the start (in order), a forked worker from the end. Made before the fork,
+    so both share it."""
+
+    def __init__(self, count: int) -> None:
+        context = multiprocessing.get_context("fork")
+        self._bounds = context.RawArray("q", [0, count])  # [first not taken, one past the last not taken]
+        self._lock = context.Lock()
+
+    def reset(self, count: int) -> None:
+        """0 to ``count`` again (while the worker waits for its next job)."""
+        with self._lock:
+            self._bounds[0], self._bounds[1] = 0, count
+
+    def take_first(self, size: int) -> range:
+        """The next ``size`` numbers from the start, fewer where they meet the end; empty once they met."""
+        with self._lock:
+            first, end = self._bounds
+            taken = range(first, min(first + size, end))
+            self._bounds[0] = taken.stop if taken else first
+        return taken
+
+    def take_last(self, size: int) -> range:
+        """The last ``size`` numbers not taken, fewer where they meet the start; empty once they met."""
+        with self._lock:
+            first, end = self._bounds
+            taken = range(max(first, end - size), end)
+            self._bounds[1] = taken.start if taken else end
+        return taken
+
+
 def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging, *, reuse_pages: bool = False,
-                 workers: int | None = None, progress: Callable[[int], None] = lambda _: None) -> Iterator[TaskPages]:
+                 workers: int | None = None, progress: Callable[[int], None] = lambda _: None
+                 ) -> Iterator[TaskPages | KeptPages]:
     """The pages of every task, written into ``staging``, reported in task order. Chart specs the
     workers met are handed to ``renderer.charts``."""
     global _job
     previous_pages = staging.previous.pages if staging.previous is not None else {}
-    # Signatures decide what is built only when the previous site has pages to take; otherwise
-    # every task is built, and the signatures are worked out while the workers render, rather
-    # than before they start.
-    to_build = ([number for number, task in enumerate(tasks) if not previous_pages.get(_signature(task))]
-                if previous_pages else list(range(len(tasks))))
     workers = workers or os.cpu_count() or 1
-    chunks = _chunks(to_build, workers)
+    if "fork" not in multiprocessing.get_all_start_methods():
+        workers = 1
     _job = _Job(tasks, renderer, staging, reuse_pages)
     try:
-        if workers == 1 or len(to_build) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-            yield from _in_order(tasks, set(to_build), map(_render_tasks, chunks), progress)
+        if not previous_pages:  # every task is built: signatures are worked out once the workers are at work
+            yield from _build(list(range(len(tasks))), None, workers, progress)
+        elif workers > 1 and len(tasks) >= SHARE_FROM:
+            yield from _rebuild_shared(previous_pages, workers, progress)
         else:
-            if not reuse_pages:
-                # Nearly every page built is rendered: compile the templates once, here, rather than
-                # in each worker. A rebuild keeps the HTML of pages whose mirrors are unchanged and
-                # renders few, so its workers compile only what those need, after the fork.
-                renderer.compile_templates()
-            # Objects made so far live as long as the build: moving them out of the collector's
-            # sight (for good, as the load does with the catalog) keeps its passes from touching,
-            # and so copying, every page the workers share, and from walking them again afterwards.
-            gc.freeze()
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                built = pool.imap(_render_chunk_in_worker, chunks)
-                if not previous_pages:
-                    # Signed all at once while the workers start: what signing keeps meanwhile
-                    # (a digest per group, a line per ledger entry) is freed before pages pile up.
-                    for task in tasks:
-                        _signature(task)
-                yield from _in_order(tasks, set(to_build), built, progress)
+            signatures = [_signature(task) for task in tasks]
+            yield from _build(_changed(signatures, previous_pages), signatures, workers, progress)
     finally:
         _job = None
+
+
+def _changed(signatures: list[str | None], previous_pages: dict[str, list[PageRecord]]) -> list[int]:
+    """The tasks to build: those unsigned, and those whose signature the previous site has no pages for."""
+    return [number for number, signature in enumerate(signatures)
+            if not previous_pages.get(signature)]  # type: ignore[arg-type]
+
+
+def _build(to_build: list[int], signatures: list[str | None] | None, workers: int,
+           progress: Callable[[int], None]) -> Iterator[TaskPages | KeptPages]:
+    """Every task's pages, those of ``to_build`` built by a pool of workers (or here, when they are
+    few), the others taken from the previous site. ``signatures``: None when not yet worked out."""
+    assert _job is not None
+    tasks, chunks, building = _job.tasks, _chunks(to_build, workers), set(to_build)
+    if workers == 1 or len(to_build) < PARALLEL_FROM:
+        built_here = chain.from_iterable(map(_build_pages, chunks))
+        yield from _in_order(signatures or [_signature(task) for task in tasks],
+                             lambda number: next(built_here) if number in building else None, progress)
+        return
+    if not _job.reuse_pages:
+        # Nearly every page built is rendered: compile the templates once, here, rather than
+        # in each worker. A rebuild keeps the HTML of pages whose mirrors are unchanged and
+        # renders few, so its workers compile only what those need, after the fork.
+        _job.renderer.compile_templates()
+    # Objects made so far live as long as the build: moving them out of the collector's
+    # sight (for good, as the load does with the catalog) keeps its passes from touching,
+    # and so copying, every page the workers share, and from walking them again afterwards.
+    gc.freeze()
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        built = _each_built_task(pool.imap(_render_chunk_in_worker, chunks))
+        if signatures is None:
+            # Signed all at once while the workers start: what signing keeps meanwhile
+            # (a digest per group, a line per ledger entry) is freed before pages pile up.
+            signatures = [_signature(task) for task in tasks]
+        yield from _in_order(signatures, lambda number: next(built) if number in building else None, progress)
+
+
+def _each_built_task(chunks: Iterator[tuple[list[list[RenderedPage]], dict[str, str]]]) -> Iterator[list[RenderedPage]]:
+    """The pages of each task of ``chunks`` (as ``_render_tasks`` returns them), their chart specs adopted."""
+    assert _job is not None
+    for chunk, specs in chunks:
+        _job.renderer.charts.adopt(specs)
+        yield from chunk
+
+
+def _rebuild_shared(previous_pages: dict[str, list[PageRecord]], workers: int,
+                    progress: Callable[[int], None]) -> Iterator[TaskPages | KeptPages]:
+    """A rebuild of a large site, on two cores from the start: one forked worker and this process
+    sign the tasks from either end until they meet, then build the changed ones the same way,
+    while this process also takes the unchanged pages and hands every task's pages on, in order.
+    Where many tasks changed, a pool builds them instead, and this process none: its memory then
+    stays what a build from scratch needs."""
+    assert _job is not None
+    _job.ends = _Ends(len(_job.tasks))
+    gc.freeze()  # as before any fork (``_build``)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        signatures = _sign_from_both_ends(pool)
+        to_build = _changed(signatures, previous_pages)
+        if len(to_build) < POOL_FROM:
+            yield from _build_from_both_ends(pool, signatures, to_build, progress)
+            return
+    yield from _build(to_build, signatures, workers, progress)
+
+
+def _sign_from_both_ends(pool) -> list[str | None]:
+    """Every task's signature (``_signature``), worked out here from the first task on and by the
+    worker from the last one back. Most of signing's cost is at the end (the ledger pages, each
+    hashing a group per row), where the worker starts: the two meet wherever their shares weigh the same."""
+    assert _job is not None
+    tasks, ends = _job.tasks, _job.ends
+    theirs = pool.apply_async(_sign_from_the_end)
+    signatures: list[str | None] = []
+    while taken := ends.take_first(SIGN_CHUNK):
+        signatures.extend([_signature(tasks[number]) for number in taken])
+    first, signed = theirs.get()
+    assert first == len(signatures)
+    return signatures + signed
+
+
+def _sign_from_the_end() -> tuple[int, list[str | None]]:
+    """In the worker: signatures from the last task back until the start's share is met; returns
+    the first task signed here and the signatures from it on."""
+    assert _job is not None
+    tasks, ends = _job.tasks, _job.ends
+    chunks: list[list[str | None]] = []
+    first = len(tasks)
+    while taken := ends.take_last(SIGN_CHUNK):
+        chunks.append([_signature(tasks[number]) for number in taken])
+        first = taken.start
+    return first, [signature for chunk in reversed(chunks) for signature in chunk]
+
+
+def _build_from_both_ends(pool, signatures: list[str | None], to_build: list[int],
+                          progress: Callable[[int], None]) -> Iterator[TaskPages | KeptPages]:
+    """Every task's pages in order; those of ``to_build`` built here from the first on, as their
+    turn comes, and by the worker from the last one back. Between two tasks to build, this process
+    takes unchanged pages, so the worker builds more of them: the two finish together."""
+    assert _job is not None
+    _job.ends.reset(len(to_build))
+    theirs = pool.apply_async(_build_from_the_end, (to_build,))
+    built_there: dict[int, list[RenderedPage]] | None = None
+    next_to_build = iter(to_build)
+    due = next(next_to_build, None)
+
+    def built(number: int) -> list[RenderedPage] | None:
+        nonlocal built_there, due
+        if number != due:
+            return None
+        due = next(next_to_build, None)
+        if _job.ends.take_first(1):  # type: ignore[union-attr]
+            return _render_here(number)
+        if built_there is None:
+            built_there, specs = theirs.get()
+            _job.renderer.charts.adopt(specs)  # type: ignore[union-attr]
+        return built_there.pop(number)
+
+    yield from _in_order(signatures, built, progress)
+
+
+def _build_from_the_end(to_build: list[int]) -> tuple[dict[int, list[RenderedPage]], dict[str, str]]:
+    """In the worker: the pages of ``to_build``'s tasks from the last one back until this process's
+    share is met, by task number, and the chart specs met."""
+    assert _job is not None
+    built: dict[int, list[RenderedPage]] = {}
+    specs: dict[str, str] = {}
+    while taken := _job.ends.take_last(1):
+        number = to_build[taken.start]
+        (built[number],), found = _render_tasks([number])
+        specs.update(found)
+    return built, specs
+
+
+def _render_here(number: int) -> list[RenderedPage]:
+    """The pages of task ``number``, built by this process."""
+    (pages,) = _build_pages([number])
+    return pages
 
 
 def _chunks(numbers: list[int], workers: int) -> list[list[int]]:
@@ -190,30 +362,34 @@ def _signature(task: PageTask) -> str | None:
     return getattr(task, "signature", None)
 
 
-def _in_order(tasks: Sequence[PageTask], to_build: set[int], built, progress: Callable[[int], None]
-              ) -> Iterator[TaskPages]:
-    """Each task's pages in task order: those of ``to_build`` as the chunks of ``built`` (in the same
-    order) bring them, the others taken from the previous site, or built here if that fails."""
+def _in_order(signatures: list[str | None], built: Callable[[int], list[RenderedPage] | None],
+              progress: Callable[[int], None]) -> Iterator[TaskPages | KeptPages]:
+    """Each task's pages in task order: ``built`` gives those of a task to build (None for the
+    others), the others are the previous site's pages, kept as they are, or built here if they
+    cannot be."""
     assert _job is not None
-    staging, charts = _job.staging, _job.renderer.charts
-
-    def each_built_task() -> Iterator[list[RenderedPage]]:
-        for chunk, specs in built:
-            charts.adopt(specs)
-            yield from chunk
-
-    built_tasks = each_built_task()
+    staging = _job.staging
+    previous_pages = staging.previous.pages if staging.previous is not None else {}
+    kept = KeptPages([], [])
     done = 0
-    for number, task in enumerate(tasks):
-        signature = _signature(task)
-        if number in to_build:
-            pages, built_here = next(built_tasks), True
-        else:
-            pages, built_here = _unchanged_pages(staging, signature), False
-            if pages is None:
-                (pages,), specs = _render_tasks([number])
-                charts.adopt(specs)
-                built_here = True
-        done += len(pages)
+    for number, signature in enumerate(signatures):
+        pages = built(number)
+        if pages is None and staging.keep_pages(listed := previous_pages[signature]):  # type: ignore[index]
+            kept.signatures.append(signature)  # type: ignore[arg-type]  # a task not to build is signed
+            kept.pages.append(listed)
+            done += len(listed)
+            if len(kept.pages) < KEPT_AT_ONCE:
+                continue
+        elif pages is None:  # its previous pages could not be kept: build it after all
+            pages = _render_here(number)
+        if kept.pages:
+            progress(done)
+            yield kept
+            kept = KeptPages([], [])
+        if pages is not None:
+            done += len(pages)
+            progress(done)
+            yield TaskPages(pages, signature)
+    if kept.pages:
         progress(done)
-        yield TaskPages(pages, signature, built_here)
+        yield kept

@@ -30,9 +30,10 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
-from .manifest import FileRecord, PreviousSite
+from .manifest import FileRecord, PageRecord, PreviousSite
 
 
 class OutputError(Exception):
@@ -87,6 +88,24 @@ class Staging:
             return record
         check_output_path(path)  # before a link is made at it
         return record if self._keep_previous(path) else None
+
+    def keep_pages(self, pages: Sequence[PageRecord]) -> bool:
+        """Keep the previous site's files of ``pages`` (each one's HTML and mirror) as they are, all
+        or none: False when one cannot be kept (not intact, or not linked), and then none is."""
+        if self.in_place:  # kept where they are: intact is all it takes, and nothing is done
+            intact = self._intact
+            for page in pages:
+                if page.html not in intact or page.mirror not in intact:
+                    return False
+            return True
+        kept: list[str] = []
+        for path in (path for page in pages for path in (page.html, page.mirror)):
+            if self.reuse(path) is None:  # build them after all, from a clean slate
+                for done in kept:
+                    self.discard(done)
+                return False
+            kept.append(path)
+        return True
 
     def read(self, path: str) -> bytes:
         try:
@@ -183,6 +202,20 @@ class Outputs:
         self._claimed_by[path] = by
         if self._intact.get(path) == record:
             self.reused += 1  # the very file the previous site had (linked, not written)
+
+    def claim_kept(self, pages: Sequence[PageRecord]) -> None:
+        """The files of ``pages`` that the staging folder kept from the previous site
+        (``Staging.keep_pages``), each page's HTML and mirror claimed by its record, as ``claim``
+        would. Their paths need no guard: no file is written at them (a file kept in place stays
+        where it is; a linked one was checked before the link was made)."""
+        intact, records, claimed_by = self._intact, self._records, self._claimed_by
+        for page in pages:
+            for path in (page.html, page.mirror):
+                if path in records:
+                    raise OutputError(f"two outputs claim {path}: {claimed_by[path] or 'one'} and {page}")
+                records[path] = intact[path]
+                claimed_by[path] = page
+        self.reused += 2 * len(pages)
 
     def replace(self, path: str, content: bytes) -> None:
         """New bytes for a path already claimed (charts are drawn after their pages render). The

@@ -6,8 +6,10 @@ the two must hold the same files with the same bytes.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
+import time
 from datetime import date
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 from site_builder import build, fingerprint, render_pool, write
 from site_builder.build import build_site
 from site_builder.cache import default_cache_dir
+from site_builder.chart_svg import ChartRenderer
 from site_builder.context import page_tasks
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.manifest import SiteManifest, manifest_path
@@ -226,3 +229,103 @@ def test_a_build_from_scratch_records_the_signatures_that_planning_gives(synthet
     planned = [task.signature for task in tasks if isinstance(task, SignedTask)]
     assert len(set(planned)) == len(planned) > len(tasks) / 2
     assert set(manifest.pages) == set(planned)
+
+
+@pytest.fixture
+def shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rebuilds take the way of a large site's (``render_pool._rebuild_shared``): signed and built by
+    this process and a forked worker from either end, a few tasks at a time so both have a share."""
+    monkeypatch.setattr(render_pool, "SHARE_FROM", 0)
+    monkeypatch.setattr(render_pool, "SIGN_CHUNK", 3)
+
+
+@pytest.mark.parametrize("pool_from", [2_000, 0], ids=["shared", "pool"])
+def test_a_rebuild_on_two_cores_matches_a_clean_build_and_records_the_same_signatures(
+        built, shared, monkeypatch: pytest.MonkeyPatch, pool_from: int) -> None:
+    # pool: the changed tasks are built by a pool of workers once the two ends signed every task.
+    monkeypatch.setattr(render_pool, "POOL_FROM", pool_from)
+    data, site, first = built
+    change_one_run(data)
+    again = build_site(data, site, AS_OF)
+    assert 0 < again.built < first.built / 2 and again.reused > first.files / 2
+    assert files(site) == clean_build(data, data.parent / "clean")
+    cache = default_cache_dir(data)
+    rebuilt, clean = (SiteManifest.read(manifest_path(cache, folder)) for folder in (site, data.parent / "clean"))
+    assert rebuilt is not None and clean is not None
+    assert list(rebuilt.pages.items()) == list(clean.pages.items())
+    assert list(rebuilt.files) == list(clean.files)
+
+
+def test_a_rebuild_on_two_cores_builds_unchanged_pages_that_cannot_be_linked(built, shared,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    data, site, first = built
+    (site / "stray.html").write_text("not ours")  # not in place: unchanged files are linked
+    change_one_run(data)
+
+    def no_links(source, destination):
+        raise OSError("cross-device link")
+
+    real_link = os.link
+    monkeypatch.setattr(write.os, "link", no_links)
+    again = build_site(data, site, AS_OF)
+    monkeypatch.setattr(write.os, "link", real_link)
+    assert again.built == first.built and again.reused == 0
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def test_both_ends_sign_a_share_and_the_signatures_are_planning_s(synthetic: Path, shared,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+
+    def signed_tasks():
+        signatures = PageSignatures(board, "renderer")
+        return page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows())
+
+    tasks, here, real = signed_tasks(), os.getpid(), render_pool._signature
+
+    def slowly_here(task):  # the worker surely starts before this process signed every task
+        if os.getpid() == here:
+            time.sleep(0.001)
+        return real(task)
+
+    monkeypatch.setattr(render_pool, "_signature", slowly_here)
+    ends = render_pool._Ends(len(tasks))
+    render_pool._job = render_pool._Job(tasks, None, None, False, ends)  # type: ignore[arg-type]
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            both = render_pool._sign_from_both_ends(pool)
+    finally:
+        render_pool._job = None
+    assert both == [getattr(task, "signature", None) for task in signed_tasks()]
+    met = ends.take_last(0).stop  # nothing is left: an empty range where the two ends met
+    assert not ends.take_first(1) and 0 < met < len(tasks)  # each had a share
+
+
+def test_two_ends_take_every_number_once_and_meet() -> None:
+    ends = render_pool._Ends(10)
+    assert ends.take_first(3) == range(0, 3) and ends.take_last(4) == range(6, 10)
+    assert ends.take_last(4) == range(3, 6) and not ends.take_first(3) and not ends.take_last(1)
+    ends.reset(2)
+    assert ends.take_last(5) == range(0, 2) and not ends.take_first(1)
+
+
+@pytest.mark.parametrize("share_from", [0, 10**9], ids=["two cores", "one"])
+def test_the_build_s_own_process_keeps_the_chart_specs_of_the_pages_it_builds(
+        built, monkeypatch: pytest.MonkeyPatch, share_from: int) -> None:
+    # Taken back and adopted again, they were sent to the drawer (and drawn) once more for each
+    # task built there: 44 s of drawing one chart over and over in a 10k-run rebuild. Only a
+    # worker hands its specs over (``ChartRenderer.take_specs``).
+    monkeypatch.setattr(render_pool, "SHARE_FROM", share_from)
+    monkeypatch.setattr(render_pool, "PARALLEL_FROM", 10**9)  # without a pool: built here, or by the sharing worker
+    data, site, _ = built
+    here, real_take = os.getpid(), ChartRenderer.take_specs
+
+    def take_specs(charts):
+        assert os.getpid() != here, "the build's own process took back its chart specs"
+        return real_take(charts)
+
+    monkeypatch.setattr(ChartRenderer, "take_specs", take_specs)
+    change_one_run(data)
+    again = build_site(data, site, AS_OF)
+    assert again.built > 1
+    assert files(site) == clean_build(data, data.parent / "clean")
