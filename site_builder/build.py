@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from itertools import chain
@@ -40,6 +38,7 @@ from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
 from .fingerprint import DataFiles, build_fingerprint, code_fingerprint
+from .forked import InFork
 from .manifest import (
     ManifestHeader, PageRecord, PreviousSite, SiteManifest, forget, inspect_site, listing_digest, manifest_path, read_header,
 )
@@ -91,25 +90,20 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     known_as_of = as_of_before_loading(as_of, os.environ, data_dir)
     manifest_file = manifest_path(default_cache_dir(data_dir), out_dir)
     fingerprint, previous, files = "", None, None
+    site_check = _SiteCheck(None, None, None)
     if data_dir.is_dir():  # else loading says what is missing
         step(f"fingerprinting {data_dir} and checking {out_dir}")
         files = DataFiles(data_dir)  # one listing for the fingerprint and the load
-        fingerprint, site_as_built, manifest = _check_inputs_and_site(
+        fingerprint, site_check = _check_inputs_and_site(
             data_dir, out_dir, manifest_file if cache else None, files,
             as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=base_url, cache=cache)
-        if site_as_built is not None and site_as_built.fingerprint == fingerprint:
-            return BuildSummary(pages=0, mirrors=0, files=site_as_built.files, charts=0,
+        if site_check.up_to_date(fingerprint):
+            return BuildSummary(pages=0, mirrors=0, files=site_check.header.files, charts=0,  # type: ignore[union-attr]
                                 seconds=time.perf_counter() - started, as_of=None, as_of_source="", up_to_date=True)
-        if cache:
-            if manifest is None:  # not read while the site was listed
-                manifest = SiteManifest.read(manifest_file)
-            # An untouched site needs no file-by-file check; one changed by hand keeps what still matches.
-            previous = (PreviousSite.as_written(out_dir, manifest) if site_as_built is not None and manifest is not None
-                        else inspect_site(out_dir, manifest))
 
     step(f"loading {data_dir}")
     # In another process: the Vega bundle while this one loads, then the charts while the pages render.
-    with ChartDrawer(default_cache_dir(data_dir) if cache else None) as drawer:  # ended even if the build fails
+    with site_check, ChartDrawer(default_cache_dir(data_dir) if cache else None) as drawer:  # ended even if the build fails
         # A run may not be observed after an as-of date given explicitly; a date taken from git may
         # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
         catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ),
@@ -120,6 +114,8 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         board = derive_leaderboard(catalog, as_of_date)
         step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
 
+        if cache:  # only now: the site's listing had the load and derive's time to finish
+            previous = site_check.previous_site(out_dir, manifest_file)
         bundle_name, bundle_bytes = drawer.bundle()
         renderer = Renderer(vega_bundle=bundle_name)
         renderer.charts.draw_with(drawer)
@@ -199,24 +195,61 @@ def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None
 
 
 def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, files: DataFiles, *,
-                           as_of: str, base_url: str, cache: bool
-                           ) -> tuple[str, ManifestHeader | None, SiteManifest | None]:
-    """(the inputs' fingerprint, the manifest's header if the site on disk is exactly as that build
-    wrote it, the manifest if it was read here). Listing the site (one stat per file) runs in a
-    forked process while this one hashes the data: both take a second or two at 100,000 runs, and a
-    build with nothing to do is only this. When the inputs changed, the build will need the whole
-    manifest (a second to read at 100,000 runs): it is read here too, while the listing finishes."""
+                           as_of: str, base_url: str, cache: bool) -> tuple[str, _SiteCheck]:
+    """(the inputs' fingerprint, what is known of the site on disk). Listing the site (one stat per
+    file) runs in a forked process while this one hashes the data: both take a second or two at
+    100,000 runs, and a build with nothing to do is only this. When the inputs changed, the build
+    will need the whole manifest (a second to read at 100,000 runs): it is read here too, while the
+    listing goes on; the listing is waited for only once the previous site is used, after the load
+    and derive (``_SiteCheck.previous_site``)."""
     header = read_header(manifest_file) if manifest_file is not None and out_dir.is_dir() else None
     if header is None:
-        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), None, None
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), _SiteCheck(None, None, None)
+    listing = InFork(lambda: listing_digest(out_dir), "site listing")
     try:
-        listing = pool.submit(listing_digest, out_dir)
         fingerprint = build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files)
         manifest = SiteManifest.read(manifest_file) if fingerprint != header.fingerprint else None  # type: ignore[arg-type]
-        return fingerprint, header if listing.result() == header.listing else None, manifest
-    finally:
-        pool.shutdown(cancel_futures=True)
+    except BaseException:
+        listing.close()
+        raise
+    return fingerprint, _SiteCheck(header, manifest, listing)
+
+
+class _SiteCheck:
+    """What the build knows of the site on disk before loading: the header of the manifest of the
+    build that wrote it, that whole manifest if the inputs changed since, and the site's listing
+    (pending, in a forked process), which says whether anyone touched the site since."""
+
+    def __init__(self, header: ManifestHeader | None, manifest: SiteManifest | None,
+                 listing: InFork[str] | None) -> None:
+        self.header, self._manifest, self._listing = header, manifest, listing
+        self._listed: str | None = None
+
+    def up_to_date(self, fingerprint: str) -> bool:
+        """The site on disk is exactly what a build of these inputs wrote."""
+        return self.header is not None and self.header.fingerprint == fingerprint and self._as_built()
+
+    def previous_site(self, out_dir: Path, manifest_file: Path) -> PreviousSite | None:
+        """What of the previous site can be reused: an untouched site needs no file-by-file check;
+        one changed by hand keeps what still matches its manifest."""
+        manifest = self._manifest if self._manifest is not None else SiteManifest.read(manifest_file)
+        if manifest is not None and self._as_built():
+            return PreviousSite.as_written(out_dir, manifest)
+        return inspect_site(out_dir, manifest)
+
+    def _as_built(self) -> bool:
+        if self._listing is None or self.header is None:
+            return False
+        if self._listed is None:
+            self._listed = self._listing.result()
+        return self._listed == self.header.listing
+
+    def __enter__(self) -> _SiteCheck:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self._listing is not None:
+            self._listing.close()
 
 
 def _every(step: int, report: Callable[[int], None]) -> Callable[[int], None]:

@@ -152,8 +152,6 @@ def _reused_html(html_path: str, mirror: FileRecord) -> FileRecord | None:
     return _job.staging.reuse(html_path)
 
 
-
-
 class _Ends:
     """Numbers 0 to ``count`` that two processes take from either end, a range at a time, until they
     meet: this one from the start (in order), a forked worker from the end. Made before the fork,

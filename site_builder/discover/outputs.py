@@ -13,12 +13,11 @@ taking turns on one.
 from __future__ import annotations
 
 import json
-import multiprocessing
 from collections.abc import Iterable, Iterator
-from multiprocessing.connection import Connection
 from operator import attrgetter
 
 from .. import urls
+from ..forked import InFork
 from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds
@@ -39,7 +38,7 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
     found = discovery(board)
     catalog = board.catalog
 
-    search = _SearchInFork(board)
+    search = InFork(lambda: search_texts(board), "search index")
     try:
         for shard, runs in run_directory(board):
             path = urls.run_directory(shard)
@@ -64,7 +63,7 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 
         # The pages' API index parts while the search index is still being made: only its documents are to come.
         yield from mirrors.parts(board.as_of, final=False)
-        yield from _search_index(*search.texts(), mirrors)
+        yield from _search_index(*search.result(), mirrors)
         # Every JSON document is registered by now: the API index can list them.
         yield from mirrors.parts(board.as_of)
     finally:
@@ -104,50 +103,6 @@ def _search_index(head: str, shards: list[tuple[str, str]], mirrors: MirrorIndex
             "(window.KERNELINDEX_SEARCH_SHARDS = window.KERNELINDEX_SEARCH_SHARDS || {})"
             f"[{json.dumps(operation)}] = {text};\n"), "search index shard script"
         mirrors.add_document("search-shard", f"Search index: {operation}", urls.SEARCH, urls.search_shard(operation))
-
-
-class _SearchInFork:
-    """``search_texts(board)`` made by a forked copy of this process, started now; ``texts`` waits
-    for it. Forked, not spawned: the copy has the leaderboard already, and only text comes back
-    (a few MB at 100,000 runs). ``close`` ends the copy if its answer was never taken (the build
-    failed meanwhile)."""
-
-    def __init__(self, board: Leaderboard) -> None:
-        context = multiprocessing.get_context("fork")
-        self._connection, theirs = context.Pipe(duplex=False)
-        self._process = context.Process(target=_send_search_texts, args=(board, theirs), daemon=True)
-        self._process.start()
-        theirs.close()
-
-    def texts(self) -> SearchTexts:
-        try:
-            answer = self._connection.recv()
-        except EOFError:
-            self._process.join()
-            raise RuntimeError(f"the search index process ended without answering (exit code {self._process.exitcode})") from None
-        finally:
-            self._connection.close()
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-    def close(self) -> None:
-        """End the copy now unless it has answered: then it ends by itself, and nothing waits for
-        that (a copy of the whole build takes a tenth of a second to end)."""
-        if self._connection.closed:
-            return
-        self._connection.close()
-        self._process.terminate()
-        self._process.join()
-
-
-def _send_search_texts(board: Leaderboard, connection: Connection) -> None:
-    try:
-        answer: SearchTexts | Exception = search_texts(board)
-    except Exception as error:  # sent back for the build to raise
-        answer = error
-    connection.send(answer)
-    connection.close()
 
 
 def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:

@@ -1,5 +1,5 @@
-"""The search index made in a forked copy of the build (``discover.outputs``): the same files as
-made here, failures reach the build, and a copy whose answer is not taken is ended."""
+"""The search index made in a forked copy of the build (``discover.outputs``, through ``forked``):
+the same files as made here, failures reach the build, and a copy whose answer is not taken is ended."""
 
 from __future__ import annotations
 
@@ -10,19 +10,18 @@ import signal
 import pytest
 
 from site_builder.discover import outputs
+from site_builder.forked import InFork
 from site_builder.mirrors import MirrorIndex
 from site_builder.search.index import index_json, search_parts
 
 
 def test_the_forked_copy_sends_the_search_index_as_made_here(board):
     head, shards = search_parts(board)
-    search = outputs._SearchInFork(board)
+    search = InFork(lambda: outputs.search_texts(board), "search index")
     try:
-        assert search.texts() == (index_json(head), [(name, index_json(shard)) for name, shard in shards.items()])
+        assert search.result() == (index_json(head), [(name, index_json(shard)) for name, shard in shards.items()])
     finally:
         search.close()
-    search._process.join(timeout=60)  # having answered, the copy ends by itself
-    assert search._process.exitcode == 0
 
 
 def test_discover_outputs_yields_every_search_file_and_registers_it(board):

@@ -2,7 +2,8 @@
 
 A rebuild needs the previous build's whole manifest (tens of MB at scale); a build with nothing to
 do needs only its header. The listing of the site runs in a forked process meanwhile, so the
-manifest is read while that listing runs, and only when the inputs changed.
+manifest is read while that listing runs, and only when the inputs changed; a rebuild waits for
+the listing only once it uses the previous site, after loading the data.
 """
 
 from __future__ import annotations
@@ -73,3 +74,24 @@ def test_a_site_changed_by_hand_with_unchanged_data_reads_the_manifest_after_the
     summary = build_site(data, site, AS_OF)
     assert not summary.up_to_date and summary.reused > 0
     assert reads == [True]
+
+
+def test_a_rebuild_loads_the_data_while_the_site_is_listed(recorded, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, site, _reads = recorded
+    listed_when_loading: list[bool] = []
+    real_load = build.load_catalog
+
+    def load(*args, **kwargs):
+        listed_when_loading.append(_finished_marker.exists())  # type: ignore[union-attr]
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(build, "load_catalog", load)
+    inspected: list[Path] = []
+    real_inspect = build.inspect_site
+    monkeypatch.setattr(build, "inspect_site", lambda out_dir, manifest: inspected.append(out_dir) or real_inspect(out_dir, manifest))
+    run = sorted((data / "runs").rglob("*.yaml"))[0]
+    run.write_text(run.read_text().replace("samples: ", "samples: 1", 1))
+    summary = build_site(data, site, AS_OF)
+    assert listed_when_loading == [False]
+    assert not summary.up_to_date and summary.reused > 0
+    assert inspected == []  # the listing, taken after the load, said the site is as built: no file-by-file check
