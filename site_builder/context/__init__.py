@@ -19,7 +19,7 @@ from .catalog import (
 from .common import ViewFactory
 from .discover import discover_tasks
 from .kernel import kernel_tasks
-from .run import Sign, group_tasks, run_tasks, unsigned
+from .run import Sign, group_tasks, run_tasks
 from .site import challenges_tasks, index_page, methodology_page
 
 PageTask = Callable[[], Iterable[Page]]
@@ -29,12 +29,12 @@ def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
 
 
-def _one_page(operation: str, task: Callable[[], Page], page: str) -> PageTask:
-    """An unsigned page's task (the ``Sign`` of a plain build)."""
-    return _one(task)
+def _one_page(operation: str, build: Callable[[], Page], page: str) -> PageTask:
+    """A plain build's task of one page, left unsigned: ``page_tasks``'s default ``sign``."""
+    return _one(build)
 
 
-def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsigned,
+def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = _one_page,
                rows: RowSignatures | None = None) -> list[PageTask]:
     """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
     implementation pages) for a rebuild to skip, and makes each a task of its one page
@@ -47,13 +47,12 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = unsig
 def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign, rows: RowSignatures | None) -> list[PageTask]:
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
-    one_page = _one_page if sign is unsigned else sign
     return [
         _one(lambda: index_page(factory)),
-        *kernel_tasks(factory, one_page),
-        *group_tasks(factory, one_page),
-        *run_tasks(factory, one_page),
-        *implementation_tasks(factory, index, one_page),
+        *kernel_tasks(factory, sign),
+        *group_tasks(factory, sign),
+        *run_tasks(factory, sign),
+        *implementation_tasks(factory, index, sign),
         lambda: hardware_pages(factory, index),
         lambda: environment_pages(factory, index),
         lambda: protocol_pages(factory, index),
