@@ -211,8 +211,7 @@ class Outputs:
         intact, records, claimed_by = self._intact, self._records, self._claimed_by
         for page in pages:
             for path in (page.html, page.mirror):
-                if path in records:
-                    raise OutputError(f"two outputs claim {path}: {claimed_by[path] or 'one'} and {page}")
+                self._refuse_second_claim(path, page)
                 records[path] = intact[path]
                 claimed_by[path] = page
         self.reused += 2 * len(pages)
@@ -229,6 +228,9 @@ class Outputs:
 
     def _check_unclaimed(self, path: str, by: object) -> None:
         check_output_path(path)
+        self._refuse_second_claim(path, by)
+
+    def _refuse_second_claim(self, path: str, by: object) -> None:
         if path in self._records:
             raise OutputError(f"two outputs claim {path}: {self._claimed_by[path] or 'one'} and {by or 'another'}")
 
