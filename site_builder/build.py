@@ -163,7 +163,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
             for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
                 outputs.add(path, content, by=by)
-            outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date), by="404 page")
+            outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date, base_url), by="404 page")
             outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
             for path, text in page_schemas().items():
                 outputs.add(path, text, by="JSON Schema")

@@ -406,10 +406,13 @@ class Renderer:
         except Exception:
             self.env.handle_exception()
 
-    def not_found(self, as_of) -> str:
+    def not_found(self, as_of, base_url: str = "") -> str:
+        """The page a host serves for any missing address, at any depth: its links are written
+        relative to the site's root, and with ``base_url`` a ``<base>`` element makes them resolve
+        from there wherever the page is served (without one they work at the root only)."""
         page = SimpleNamespace(title="Not found", html=urls.NOT_FOUND, mirror=None, schema_url=None, as_of=as_of)
         self._page_path = page.html
-        return self.env.get_template("404.html").render(page=page, uses_charts=False)
+        return self.env.get_template("404.html").render(page=page, uses_charts=False, base_url=base_url)
 
     def methodology_markdown(self, **constants: Any) -> str:
         """Our Markdown, with the constants the rules use filled in from the code (never retyped)."""

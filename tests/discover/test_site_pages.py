@@ -318,3 +318,21 @@ def test_finding_mirrors_and_documents_validate(site):
             assert (site / entry["html"]).is_file()
     assert seen == kinds
     assert "compare-result" in index["schemas"]
+
+
+def test_not_found_page_resolves_its_links_from_the_site_root_at_any_depth(site):
+    """A host serves 404.html for a missing address at any depth (/site/kernels/x/y.html): with a
+    base URL, a <base> element makes every relative link resolve from the site's root there."""
+    page = soup(site, urls.NOT_FOUND)
+    base = page.select("head base")
+    assert [element["href"] for element in base] == [BASE_URL + "/"]
+    head = page.head.find_all(True)
+    assert head.index(base[0]) < min(head.index(link) for link in page.head.select("link[href]"))
+    for link in page.select("link[href], a[href]"):
+        href = link["href"]
+        if not href.startswith(("#", "http")):
+            assert (site / href.split("#")[0]).is_file(), href
+
+
+def test_other_pages_have_no_base_element(site):
+    assert soup(site, urls.INDEX).select("base") == []
