@@ -47,8 +47,11 @@ def serve(connection: Connection, cache_dir: Path | None) -> None:
             if specs is _GONE:
                 return
             for key, text in specs:
-                # vl-convert escapes every text it draws, so data (implementation names) cannot inject markup.
-                drawings[key] = vl_convert.vegalite_to_svg(json.loads(text), vl_version=vl_version)
+                # A key is its spec's hash, so a key drawn already is not drawn again, however often
+                # a build sends it (a chart costs tens of milliseconds).
+                if key not in drawings:
+                    # vl-convert escapes every text it draws, so data (implementation names) cannot inject markup.
+                    drawings[key] = vl_convert.vegalite_to_svg(json.loads(text), vl_version=vl_version)
     except Exception as error:
         connection.send(error)
         return

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from multiprocessing import Pipe
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -51,6 +53,23 @@ def test_charts_met_before_and_after_the_drawer_starts_are_drawn_as_vl_convert_d
         drawn = vl_convert.vegalite_to_svg(json.loads(text), vl_version=vega.vega_lite_version()).encode()
         assert charts.fill(f"<p><!--chart:{key}--></p>".encode()) == b"<p>" + drawn + b"</p>"
     assert charts.rendered == 2
+
+
+def test_the_chart_process_draws_a_key_once_however_often_it_is_sent(cache_dir, monkeypatch):
+    drawn: list[dict] = []
+    draw = vl_convert.vegalite_to_svg
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg", lambda spec, **options: drawn.append(spec) or draw(spec, **options))
+    build, chart_process = Pipe()
+    serving = threading.Thread(target=vega.serve, args=(chart_process, cache_dir))
+    serving.start()
+    build.recv()  # the bundle
+    specs = list(keyed(spec([(1, 2.0)], "once")).items())
+    build.send(specs)
+    build.send(specs)  # a build that sends a spec twice (a bug once did: every spec, each chunk)
+    build.send(None)
+    drawings = build.recv()
+    serving.join()
+    assert len(drawn) == 1 and list(drawings) == [specs[0][0]]
 
 
 def test_a_chart_vl_convert_cannot_draw_fails_the_build(cache_dir):
