@@ -97,6 +97,25 @@ def test_as_of_from_the_last_commit_touching_the_data():
     assert source == "last commit touching the data" and found <= date.today()
 
 
+# -- Progress ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tasks, per_report, lines", [
+    (163_841, 500, 20),  # a rebuild at 100,000 runs: unchanged pages reported 500 tasks at a time
+    (163_841, 1, 20),  # a build from scratch: each task reported
+    (9_000, 1, 9),  # a small build: every 1,000 pages, as before
+])
+def test_page_progress_prints_about_twenty_lines_and_at_most_one_per_thousand_pages(tasks, per_report, lines):
+    from site_builder.build import _page_progress
+
+    printed: list[str] = []
+    report = _page_progress(tasks, printed.append)
+    for done in range(per_report, tasks + per_report, per_report):
+        report(min(done, tasks))
+    assert len(printed) == lines
+    counts = [int(line.split()[0].replace(",", "")) for line in printed]
+    assert all(later - earlier >= 1000 for earlier, later in zip(counts, counts[1:]))
+
+
 # -- Writer --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", ["../x.html", "/etc/passwd", "a/../../x", "a//b", "./a", "", "a\\b", "a/./b"])
