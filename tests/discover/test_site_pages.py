@@ -18,6 +18,8 @@ from site_builder.search.compare import compare_runs
 from site_builder.search.schema import COMPARE_RESULT_SCHEMA
 from site_builder.search.shards import merge
 
+from tests.browser.sitemap import resolve as resolve_link
+
 from .conftest import BASE_URL
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -35,14 +37,7 @@ def text(node) -> str:
 
 def resolve(page: str, href: str) -> str:
     """A relative link on a page, as a site-root path (query and fragment dropped)."""
-    href = href.split("#", 1)[0].split("?", 1)[0]
-    parts = page.split("/")[:-1]
-    for part in href.split("/"):
-        if part == "..":
-            parts.pop()
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
+    return resolve_link(page, href)[0]
 
 
 # -- every page links the finding pages --------------------------------------------------------------

@@ -18,6 +18,7 @@ from bs4 import BeautifulSoup
 
 from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
+from tests.browser.sitemap import resolve
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -72,19 +73,8 @@ def group_of(site: Path, run_name: str) -> tuple[str, BeautifulSoup]:
     """The comparison-group page a run page links to (path from the site root, parsed page)."""
     run_page = soup(site, f"runs/{run_name}.html")
     href = run_page.select_one(".rank-line a")["href"]
-    path = _normalise(f"runs/{href}")
+    path, _ = resolve(f"runs/{run_name}.html", href)
     return path, soup(site, path)
-
-
-def _normalise(path: str) -> str:
-    """"runs/../groups/x.html" -> "groups/x.html"."""
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part == "..":
-            parts.pop()
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
 
 
 def detail_of(page: BeautifulSoup, run_name: str) -> str:
