@@ -297,8 +297,9 @@ def _base_url(value: str) -> str:
               help="Date staleness and access dates are measured against (default: SOURCE_DATE_EPOCH, else the "
                    "last commit touching the data).")
 @click.option("--base-url", "base_url", default="", metavar="URL", callback=lambda _c, _p, value: _base_url(value),
-              help="Where the site will be served (https://example.org/kernelindex): sitemap.xml and absolute feed "
-                   "links need it; without it pages stay relative and no sitemap is written.")
+              help="Where the site will be served (https://example.org/kernelindex): sitemap.xml, absolute feed "
+                   "links and a 404 page that works at any depth need it; without it pages stay relative and no "
+                   "sitemap is written.")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Parse every file and render every page again, ignoring the parse cache and the previous site.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")

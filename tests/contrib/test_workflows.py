@@ -97,7 +97,12 @@ def test_pages_builds_on_push_daily_and_by_hand_then_deploys():
     assert workflow["permissions"] == {"contents": "read"}
     assert workflow["concurrency"]["group"] == "pages" and workflow["concurrency"]["cancel-in-progress"] is False
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
-    assert "make build" in "\n".join(step.get("run", "") for step in build["steps"])
+    assert build["permissions"] == {"contents": "read", "pages": "read"}
+    configure = next(i for i, step in enumerate(build["steps"]) if step.get("uses", "").startswith("actions/configure-pages@"))
+    (built,) = [(i, step) for i, step in enumerate(build["steps"]) if "make build" in step.get("run", "")]
+    # Built for where Pages serves it (sitemap, feeds, 404 page), the URL passed through env.
+    assert configure < built[0] and built[1]["env"]["BASE_URL"] == "${{ steps.pages.outputs.base_url }}"
+    assert build["steps"][configure]["id"] == "pages" and 'make build BASE_URL="$BASE_URL"' in built[1]["run"]
     assert any(step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in build["steps"])
     assert deploy["needs"] == "build"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
