@@ -1,7 +1,8 @@
 """Reading the linked catalog into the plain facts the derive functions take.
 
 This is the only derive module that knows how entities are stored; everything it produces is a
-small frozen dataclass, so the figures themselves can be tested without YAML files.
+small dataclass that is never changed once made, so the figures themselves can be tested without
+YAML files.
 """
 
 from __future__ import annotations
