@@ -35,7 +35,7 @@ class Gpu:
     datasheet: str | None  # the matched Hardware's name
 
 
-@dataclass
+@dataclass(slots=True)  # 57,000 groups at 100,000 runs: no dictionary each
 class Cohort:
     """One comparison group with its ranked rows, its ineligible runs and its record history."""
 
