@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .model import RunFacts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)  # not frozen: see RunFacts
 class RecordEvent:
     run: RunFacts
     previous: RunFacts | None

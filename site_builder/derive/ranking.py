@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .model import RunFacts, evidence_strength
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)  # not frozen: see RunFacts
 class RankedRow:
     run: RunFacts
     rank: int

@@ -1,4 +1,5 @@
-"""Run facts read from a real catalog: evidence levels that need the other runs ("replicated")."""
+"""Run facts read from a real catalog (evidence levels that need the other runs: "replicated") and
+from run models (the primary metric)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+import pytest
+
+from schemas.kinds import BenchmarkRunSpec
+from site_builder.derive.comparison import primary_metric
+from site_builder.derive.facts import LATENCY_METRICS, _primary_metric
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.repository import load_catalog
 
@@ -34,3 +40,26 @@ def test_a_second_verified_run_of_one_implementation_in_one_group_makes_both_rep
     assert board.runs[RUN].evidence == board.runs[f"{RUN}-again"].evidence == "replicated"
     assert board.runs[SIBLING].evidence == "verified"  # the forward pass is another group
     assert list(board.runs) == sorted(board.runs)  # facts in name order, the replicated ones in place
+    assert not any(hasattr(cohort, "__dict__") for cohort in board.cohorts.values())  # slotted: 57,000 at 100k runs
+
+
+@pytest.mark.parametrize("timing", [
+    {"primaryStatistic": "median", "latencyNs": {"median": 81280, "mean": 81300, "minimum": 80000}},
+    {"primaryStatistic": "mean", "latencyNs": {"median": 81280, "mean": 81300}},
+    {"primaryStatistic": "mean", "latencyNs": {"mean": 5}},
+    {"primaryStatistic": "median", "latencyNs": {"median": 7, "p20": 6}},
+    None,
+])
+@pytest.mark.parametrize("measurements", [
+    None, [], [{"metric": "throughput", "statistic": "median", "unit": "GBps", "value": 9.0},
+               {"metric": "memory", "statistic": "mean", "unit": "MiB", "value": 12.5}],
+])
+def test_a_runs_primary_metric_read_from_its_model_is_primary_metric_of_its_fields(timing, measurements):
+    """Read from attributes (and the latency metric shared), it equals the definition applied to the
+    run's fields as written."""
+    spec = BenchmarkRunSpec(implementation="i", workload="w", protocol="p", environment="e", status="passed",
+                            observedAt="2025-01-01T00:00:00Z", timing=timing, measurements=measurements)
+    dumped = spec.model_dump()
+    assert _primary_metric(spec) == primary_metric(dumped["timing"], dumped["measurements"])
+    if timing is not None:
+        assert _primary_metric(spec)[0] is LATENCY_METRICS[timing["primaryStatistic"]]  # one string for every run

@@ -1,5 +1,6 @@
 """Comparison keys, eligibility, ranking, baseline ratios, evidence and staleness."""
 
+from dataclasses import replace
 from datetime import date, datetime, timezone
 
 import pytest
@@ -12,6 +13,7 @@ from site_builder.derive.eligibility import (
     superseded_names,
 )
 from site_builder.derive.evidence import evidence_level, is_kernelindex_measurement
+from site_builder.derive.history import record_history
 from site_builder.derive.ranking import fastest_baseline, leader_vs_baseline, rank_runs
 from site_builder.derive.staleness import is_stale
 
@@ -131,3 +133,14 @@ def test_staleness_is_against_the_as_of_date():
     observed = datetime(2025, 8, 7, 21, 42, tzinfo=timezone.utc)
     assert not is_stale(observed, date(2026, 2, 3))  # 180 days later: not yet
     assert is_stale(observed, date(2026, 2, 4))  # 181 days
+
+
+def test_run_facts_rows_and_records_compare_and_hash_by_value(run):
+    """Built as plain slotted dataclasses (cheaper than frozen ones), they still behave as values."""
+    a, b = run("a", 100), run("b", 120)
+    assert replace(a) == a and hash(replace(a)) == hash(a) and replace(a, value=101) != a
+    assert len({a: 1, replace(a): 2}) == 1
+    rows = rank_runs([a, b])
+    assert rank_runs([b, a]) == rows and hash(tuple(rank_runs([b, a]))) == hash(tuple(rows))
+    assert {tuple(record_history([a, b])): 1}[tuple(record_history([b, a]))] == 1
+    assert not hasattr(a, "__dict__")  # slots: 100,000 of them stay small
