@@ -146,6 +146,22 @@ def _utc_datetime(value: Any) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
+def _utc_datetime_in_json(value: Any) -> datetime:
+    """``_utc_datetime`` for JSON mode, which reads only the cache's timestamps (``format_utc``: UTC,
+    a trailing Z) and so takes a shortcut for them: Python reads such a string, Z included, as a
+    moment in ``timezone.utc`` itself, which is what ``_utc_datetime`` makes of it too (replacing
+    the Z by +00:00, then converting to UTC: the same moment, unchanged). Anything else is given
+    to ``_utc_datetime``."""
+    if isinstance(value, str) and value.endswith("Z"):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return _utc_datetime(value)
+        if moment.tzinfo is timezone.utc:
+            return moment
+    return _utc_datetime(value)
+
+
 def format_utc(moment: datetime) -> str:
     """Canonical timestamps: UTC, millisecond precision, trailing Z (as the public KernelIndex writes them)."""
     utc = moment.astimezone(timezone.utc)
@@ -158,6 +174,7 @@ def format_utc(moment: datetime) -> str:
 UtcDateTime = Annotated[
     datetime,
     BeforeValidator(_utc_datetime),
+    NativeInJson(core_schema.no_info_plain_validator_function(_utc_datetime_in_json)),
     PlainSerializer(format_utc, return_type=str, when_used="json"),
     Field(json_schema_extra={"format": "date-time"}),
 ]

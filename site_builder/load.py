@@ -31,7 +31,7 @@ PATTERN_MESSAGES = {
 }
 
 
-@dataclass
+@dataclass(slots=True)  # one per data file: 100,000 at scale, each smaller and quicker to make
 class Document:
     """One validated data file."""
 

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from schemas.common import MAX_LATENCY_NS, SLUG_MAX, DurationNs, FiniteFloat, Slug, check_slug, format_utc
+from schemas.common import (MAX_LATENCY_NS, SLUG_MAX, DurationNs, FiniteFloat, Slug, UtcDateTime, check_slug,
+                            format_utc)
 
 SLUGS, DURATIONS, FLOATS = TypeAdapter(Slug), TypeAdapter(DurationNs), TypeAdapter(FiniteFloat)
+MOMENTS = TypeAdapter(UtcDateTime)
 
 
 def _outcome(validate, value):
@@ -80,12 +83,42 @@ def test_published_schemas_keep_the_python_rules() -> None:
     assert SLUGS.json_schema() == {"pattern": "^[a-z0-9][a-z0-9._-]*$", "type": "string"}
     assert DURATIONS.json_schema() == {"minimum": 1, "type": "integer"}
     assert FLOATS.json_schema() == {"type": "number"}
+    assert MOMENTS.json_schema() == {"format": "date-time", "type": "string"}
+
+
+def _moment_outcome(outcome):
+    """A timestamp's outcome with its zone object named: an equal moment in another zone class
+    (pydantic's own UTC) would compare equal and still print differently."""
+    return outcome if outcome[0] == "refused" else (outcome, repr(outcome[1]), outcome[1].tzinfo)
+
+
+_OFFSETS = st.timedeltas(min_value=timedelta(hours=-23, minutes=-59), max_value=timedelta(hours=23, minutes=59))
+_MOMENTS = st.builds(lambda moment, offset: moment.replace(tzinfo=timezone(offset)),
+                     st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)), _OFFSETS)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_MOMENTS.flatmap(lambda moment: st.sampled_from([
+    format_utc(moment), moment.isoformat(), moment.isoformat().replace("+00:00", "Z"), format_utc(moment).lower(),
+    " " + format_utc(moment), format_utc(moment)[:10] + "Z", format_utc(moment)[:-1] + "+00:00Z"]))
+    | st.text(alphabet="0123456789-:TZz+. ", max_size=30))
+def test_timestamps_in_json_are_the_python_ones(text: str) -> None:
+    json_mode = _moment_outcome(_json(MOMENTS, text))
+    if json_mode[0] != "refused":
+        assert _moment_outcome(_python(MOMENTS, text)) == json_mode
+
+
+@settings(max_examples=500, deadline=None)
+@given(_MOMENTS)
+def test_every_timestamp_the_cache_writes_reads_back_as_in_python(moment: datetime) -> None:
+    written = format_utc(moment)
+    assert _moment_outcome(_json(MOMENTS, written)) == _moment_outcome(_python(MOMENTS, written))
+    if written.index("-") == 4:  # a year of four digits (format_utc does not pad): Python reads it
+        assert _json(MOMENTS, written)[0] == "value"
 
 
 @pytest.mark.parametrize("year", [1, 9, 999, 1000, 2025, 9999])
 def test_format_utc_writes_what_strftime_wrote(year: int) -> None:
-    from datetime import datetime, timedelta, timezone
-
     for moment in (datetime(year, 3, 4, 5, 6, 7, 891234, tzinfo=timezone.utc),
                    datetime(year, 12, 31, 23, 59, 59, 999999, tzinfo=timezone(timedelta(hours=-3))),
                    datetime(year, 1, 1, 0, 0, 0, 999, tzinfo=timezone(timedelta(hours=2)))):

@@ -209,3 +209,57 @@ def test_cold_and_warm_loads_build_equal_models(synthetic: Path, monkeypatch: py
         assert cold[path] == model == warm[path], path
         assert repr(cold[path]) == repr(model) == repr(warm[path]), path
         assert _fields_set(cold[path]) == _fields_set(model) == _fields_set(warm[path]), path
+
+
+def _saved_in_blocks(file: Path, keys: list[str]) -> None:
+    """A cache file holding ``keys`` (one model entry each), a block per save."""
+    cache = ParseCache(file)
+    for key in keys:
+        cache.put(key, "Source", '{"kind":"Source"}')
+        cache.save()
+
+
+def test_a_damaged_block_is_refused_whole_and_the_others_served(tmp_path: Path) -> None:
+    file = tmp_path / "parse.cache"
+    keys = [str(digit) * 64 for digit in range(1, 4)]
+    _saved_in_blocks(file, keys)
+    text = file.read_bytes()
+    at = text.index(keys[1].encode()) + 70
+    file.write_bytes(text[:at] + bytes([text[at] ^ 1]) + text[at + 1:])  # one bit of the middle block
+    reread = ParseCache(file)
+    reread.read()
+    # The middle block fails its CRC; the block after it is not trusted either (its mark could be
+    # anywhere once a length is wrong); the first is served.
+    assert reread.get(keys[0]) == ("Source", b'{"kind":"Source"}')
+    assert reread.get(keys[1]) is None and reread.get(keys[2]) is None
+    # The next save writes a new file without the damage, rather than appending after it.
+    reread.put(keys[2], "Source", '{"kind":"Source"}')
+    reread.save()
+    again = ParseCache(file)
+    again.read()
+    assert again.get(keys[0]) is not None and again.get(keys[2]) is not None and again.get(keys[1]) is None
+    assert not again._fresh_file
+
+
+def test_a_block_cut_short_is_refused(tmp_path: Path) -> None:
+    file = tmp_path / "parse.cache"
+    keys = [str(digit) * 64 for digit in range(1, 3)]
+    _saved_in_blocks(file, keys)
+    file.write_bytes(file.read_bytes()[:-5])  # an append cut short
+    reread = ParseCache(file)
+    reread.read()
+    assert reread.get(keys[0]) is not None and reread.get(keys[1]) is None
+
+
+def test_a_rewrite_splits_entries_into_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_module, "BLOCK_ENTRIES", 2)
+    file = tmp_path / "parse.cache"
+    cache = ParseCache(file)
+    keys = [f"{index:064x}" for index in range(5)]
+    for key in keys:
+        cache.put(key, "Source", '{"kind":"Source"}')
+    cache.save()  # a new file: written whole
+    assert file.read_bytes().count(b"\n@ ") == 3
+    reread = ParseCache(file)
+    reread.read()
+    assert all(reread.get(key) is not None for key in keys) and not reread._fresh_file

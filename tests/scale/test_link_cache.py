@@ -26,7 +26,7 @@ def manifests(catalog: Catalog) -> dict[str, tuple[str, str]]:
 
 def digest_entries(data: Path) -> int:
     cache = ParseCache.for_data(data)
-    return sum(1 for line in cache._stored.values() if line[74:].startswith(RUN_DIGEST_KIND.encode() + b" "))
+    return sum(1 for line in cache._stored.values() if line.split(b" ", 2)[1] == RUN_DIGEST_KIND.encode())
 
 
 def test_cached_digests_match_hashing(synthetic: Path) -> None:
@@ -149,8 +149,9 @@ def test_run_digest_serves_only_intact_digest_entries(tmp_path: Path) -> None:
     cache = ParseCache(tmp_path / "parse.cache")
     cache.put(run_key, RUN_DIGEST_KIND, digest)
     cache.put(model_key, "BenchmarkRun", '{"kind":"BenchmarkRun"}')
-    cache.put(damaged_key, RUN_DIGEST_KIND, digest)
     cache.save()
+    cache.put(damaged_key, RUN_DIGEST_KIND, digest)
+    cache.save()  # appended: a block of its own
     text = cache.file.read_bytes()
     end = text.index(b"\n", text.index(damaged_key.encode()))
     cache.file.write_bytes(text[:end - 1] + b"c" + text[end:])  # the digest's last digit: only the CRC tells
@@ -158,5 +159,5 @@ def test_run_digest_serves_only_intact_digest_entries(tmp_path: Path) -> None:
     reread.read()
     assert reread.run_digest(run_key) == digest
     assert reread.run_digest(model_key) is None  # a model, not a digest
-    assert reread.run_digest(damaged_key) is None  # fails its CRC
+    assert reread.run_digest(damaged_key) is None  # its block fails its CRC
     assert reread.run_digest("4" * 64) is None  # absent
