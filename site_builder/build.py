@@ -181,16 +181,17 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             outputs.commit()
             if fingerprint:  # while the replaced site is being deleted
                 _record_build(SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages),
-                              manifest_file, step)
+                              manifest_file, step, since=previous.manifest if previous is not None else None)
         return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
                             seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
                             built=built + 1, rendered=rendered + 1, reused=outputs.reused)  # + 1: the 404 page
 
 
-def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None]) -> None:
-    """Save the manifest; a build whose record could not be saved is still a good build (the next one starts over)."""
+def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None], since: SiteManifest | None) -> None:
+    """Save the manifest (as changes to ``since``, the previous site's, where it can); a build whose
+    record could not be saved is still a good build (the next one starts over)."""
     try:
-        manifest.save(path)
+        manifest.save(path, since=since)
     except OSError as error:
         step(f"could not record this build in {path} ({error}); the next build will start from scratch")
 

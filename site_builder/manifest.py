@@ -10,6 +10,13 @@ tens of MB at 100,000 runs), one per output folder. The next build of that folde
   when a whole new site is staged, hard-linked from it) instead of written, and a page whose
   mirror is unchanged is not rendered again when the renderer itself is unchanged (its HTML is a
   function of its view model, the templates and code).
+
+A rebuild changes a few thousand of the 500,000 records a site of 100,000 runs has, so a manifest
+is stored as a *base* (every record, in a file of its own) and the *changes* since (in the
+manifest file, with the header): a save after a rebuild writes only the changes, on top of the
+base the previous manifest was read from, until they grow past an eighth of the records and a
+new base is written. The listing digest is a sum of one hash per file, so it follows the changes
+too, without going over every file again.
 """
 
 from __future__ import annotations
@@ -23,14 +30,14 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import chain, islice
-from operator import itemgetter
+from itertools import chain, compress, islice
+from operator import is_not, itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
 from .bulkload import paused_gc
 
-FORMAT = "kernelindex-site-manifest 4"
+FORMAT = "kernelindex-site-manifest 5"  # 5: a base and the changes since
 
 
 class FileRecord(NamedTuple):
@@ -57,7 +64,7 @@ class PageRecord(NamedTuple):
 
 
 def manifest_path(cache_dir: Path, out_dir: Path) -> Path:
-    """Where the manifest of the site at ``out_dir`` lives (one per output folder)."""
+    """Where the manifest of the site at ``out_dir`` lives (one per output folder, its base beside it)."""
     key = hashlib.sha256(str(out_dir.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return cache_dir / "sites" / f"{key}.tsv"
 
@@ -68,55 +75,171 @@ class SiteManifest:
     renderer: str  # of what turns a view model into HTML: code, templates, Vega bundle, base URL
     files: dict[str, FileRecord]
     pages: dict[str, list[PageRecord]] = field(default_factory=dict)  # by signature
+    # How a manifest read from disk is stored (None for one a build made): what the next save builds on.
+    stored: Stored | None = field(default=None, compare=False, repr=False)
 
     @property
     def listing(self) -> str:
         """``listing_digest`` of the site as written."""
-        return _listing_digest((r.path, r.size, r.mtime_ns) for r in self.files.values())
+        return _hex(_listing_sum(map(_LISTED, self.files.values())))
 
-    def save(self, path: Path) -> None:
-        """Atomically: a crash leaves the old manifest or the new one, never half of one. Six header
-        lines (the first five are all a build with nothing to do reads), then the files and the
-        pages as ``marshal`` frames (``_write_frames``)."""
+    def save(self, path: Path, since: SiteManifest | None = None) -> None:
+        """Atomically: a crash leaves the old manifest or the new one, never half of one. ``since``:
+        the manifest read before the build (the previous site's), on whose base this one is saved
+        as changes while they are few; else a new base is written first.
+
+        Seven header lines (the first five are all a build with nothing to do reads), then the
+        changes as ``marshal`` frames (``_write_frames``): the files' new records, the paths
+        removed, the pages of new or changed signatures, the signatures gone."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        header = [FORMAT, f"fingerprint\t{self.fingerprint}", f"renderer\t{self.renderer}", f"listing\t{self.listing}",
-                  f"files\t{len(self.files)}", f"body\t{_BODY}"]
-        temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        with open(temporary, "wb") as out:
-            out.write("\n".join(header).encode("utf-8", "surrogateescape") + b"\n")
-            # Plain tuples: marshal writes no named ones.
-            _write_frames(out, map(tuple, self.files.values()))
-            _write_frames(out, ((signature, *page) for signature, listed in self.pages.items() for page in listed))
-        os.replace(temporary, path)
+        stored = _changes_since(self, since)
+        if stored is None:
+            stored = self._save_base(path)
+        header = [FORMAT, f"fingerprint\t{self.fingerprint}", f"renderer\t{self.renderer}",
+                  f"listing\t{_hex(stored.listing)}", f"files\t{len(self.files)}", f"body\t{_BODY}",
+                  f"base\t{stored.base.name}"]
+        _write_atomically(path, header, [
+            (tuple(record) for record in stored.files.values() if record is not None),
+            [gone for gone, record in stored.files.items() if record is None],
+            ((signature, *page) for signature, listed in stored.pages.items() if listed for page in listed),
+            [signature for signature, listed in stored.pages.items() if listed is None]])
+        for unnamed in path.parent.glob(f"{path.stem}.*.base"):  # bases before this one: no manifest names them now
+            if unnamed != stored.base:
+                unnamed.unlink(missing_ok=True)
+
+    def _save_base(self, path: Path) -> Stored:
+        """Every record, in a base file beside ``path``, named after what it holds (a build is
+        deterministic: the same inputs and renderer make the same site and pages)."""
+        listing = _listing_sum(map(_LISTED, self.files.values()))
+        name = hashlib.sha256(f"{self.fingerprint}\0{self.renderer}\0{listing}".encode()).hexdigest()[:24]
+        base = path.with_name(f"{path.stem}.{name}.base")
+        # Plain tuples: marshal writes no named ones.
+        _write_atomically(base, [_BASE_LINE], [
+            map(tuple, self.files.values()),
+            ((signature, *page) for signature, listed in self.pages.items() for page in listed)])
+        return Stored(base, listing, {}, {})
 
     @classmethod
     def read(cls, path: Path) -> SiteManifest | None:
         """The manifest, or None when there is none or it is not one we can read (then: full build):
-        another format or Python, a frame whose CRC fails, a body cut short or of the wrong shape."""
+        another format or Python, a base that is missing or not this one's, a frame whose CRC fails,
+        a body cut short or of the wrong shape."""
         try:
             content = path.read_bytes()
-        except OSError:
-            return None
-        try:
-            body = _after_lines(content, 6)
+            body = _after_lines(content, 7)
             lines = content[:body].decode("utf-8", "surrogateescape").split("\n")
             if lines[0] != FORMAT or lines[5] != f"body\t{_BODY}":
                 return None
-            fingerprint, renderer, count = (lines[number].split("\t")[1] for number in (1, 2, 4))
+            fingerprint, renderer, listing, count, base_name = (lines[number].split("\t")[1] for number in (1, 2, 3, 4, 6))
+            base = path.with_name(base_name)  # ValueError for anything but a file name
+            base_content = base.read_bytes()
+            base_body = _after_lines(base_content, 1)
+            if base_content[:base_body] != f"{_BASE_LINE}\n".encode():
+                return None
             with paused_gc(keep=True):  # 500,000 records at 100k runs, kept for the whole build
-                file_rows, page_rows = _read_frames(memoryview(content)[body:])
-                if set(map(len, file_rows)) | {4} != {4} or set(map(len, page_rows)) | {5} != {5}:
+                file_rows, page_rows = _read_frames(memoryview(base_content)[base_body:], 2)
+                changed_files, removed_files, changed_pages, removed_pages = _read_frames(memoryview(content)[body:], 4)
+                if (set(map(len, chain(file_rows, changed_files))) | {4} != {4}
+                        or set(map(len, chain(page_rows, changed_pages))) | {5} != {5}):
                     return None
                 files = dict(zip(map(_FIRST, file_rows), map(_FILE_RECORD, file_rows)))
-                pages: dict[str, list[PageRecord]] = {}
-                for row in page_rows:
-                    pages.setdefault(row[0], []).append(_PAGE_RECORD(row[1:]))
-        except (IndexError, ValueError, TypeError, EOFError, struct.error):
+                pages = _by_signature(page_rows)
+                stored = Stored(base, int(listing, 16),
+                                {**dict.fromkeys(removed_files), **dict(zip(map(_FIRST, changed_files), map(_FILE_RECORD, changed_files)))},
+                                {**dict.fromkeys(removed_pages), **_by_signature(changed_pages)})
+            count = int(count)
+        except (OSError, IndexError, ValueError, TypeError, EOFError, struct.error):
             return None
+        _apply(files, stored.files)
+        _apply(pages, stored.pages)
         # Paths end up in links and file names: anything but text is a damaged manifest.
-        if len(files) != int(count) or not _all_text(files) or not _all_text(chain.from_iterable(page_rows)):
+        if (len(files) != count or not _all_text(chain(files, removed_files, removed_pages))
+                or not _all_text(chain.from_iterable(chain(page_rows, changed_pages)))):
             return None
-        return cls(fingerprint, renderer, files, pages)
+        return cls(fingerprint, renderer, files, pages, stored)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """How a manifest read from disk is stored: its base file, its listing (``_listing_sum``), and
+    the changes on top of the base (a file's record, or None where the file is gone; a signature's
+    pages, or None where the signature is gone)."""
+
+    base: Path
+    listing: int
+    files: dict[str, FileRecord | None]
+    pages: dict[str, list[PageRecord] | None]
+
+
+# A new base is written once the changes on top of the last one hold more than this part of the
+# records: a manifest is read whole (its base and the changes) by every rebuild.
+REBASE_FROM = 1 / 8
+
+
+def _changes_since(manifest: SiteManifest, since: SiteManifest | None) -> Stored | None:
+    """``manifest`` as changes on top of ``since``'s base: those ``since`` held, then what differs
+    between the two. None when ``since`` was not read from disk, its base is gone, or the changes
+    are too many."""
+    stored = since.stored if since is not None else None
+    if stored is None or not stored.base.is_file():
+        return None
+    before = since.files  # type: ignore[union-attr]
+    changed = differing(manifest.files, before)
+    gone = lacking(manifest.files, before, changed)
+    files = {**stored.files, **dict(changed), **dict.fromkeys(gone)}
+    replaced = [before[path] for path, _ in changed if path in before]
+    listing = (stored.listing + _listing_sum(_LISTED(record) for _, record in changed)
+               - _listing_sum(map(_LISTED, chain(replaced, map(before.__getitem__, gone)))))
+    changed_pages = differing(manifest.pages, since.pages)  # type: ignore[union-attr]
+    pages = {**stored.pages, **{signature: listed or None for signature, listed in changed_pages},
+             **dict.fromkeys(lacking(manifest.pages, since.pages, changed_pages))}  # type: ignore[union-attr]
+    if len(files) + len(pages) > REBASE_FROM * (len(manifest.files) + len(manifest.pages)):
+        return None
+    return Stored(stored.base, listing % _LISTING_MODULUS, files, pages)
+
+
+def differing(after: dict, before: dict) -> list[tuple]:
+    """(key, value) of ``after`` where ``before`` holds another value, or none. Most values of a
+    rebuild's manifest are the very objects the previous one read: an identity test, made in C,
+    leaves only the few others to compare."""
+    suspects = compress(after.items(), map(is_not, after.values(), map(before.get, after)))
+    return [(key, value) for key, value in suspects if before.get(key) != value]
+
+
+def lacking(after: dict, before: dict, changed: list[tuple]) -> list:
+    """The keys of ``before`` that ``after`` lacks, sorted (the same changes are saved the same way);
+    ``changed``: ``differing(after, before)``. None at all when the counts say so: every key of ``after``
+    but the new ones is one of ``before``'s."""
+    new = sum(key not in before for key, _ in changed)
+    if len(after) - new == len(before):
+        return []
+    return sorted(before.keys() - after.keys())
+
+
+def _by_signature(rows: list[tuple]) -> dict[str, list[PageRecord]]:
+    pages: dict[str, list[PageRecord]] = {}
+    for row in rows:
+        pages.setdefault(row[0], []).append(_PAGE_RECORD(row[1:]))
+    return pages
+
+
+def _apply(target: dict, changes: dict) -> None:
+    """The changes on top of ``target``: a value replaces, None removes."""
+    for key, value in changes.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+
+def _write_atomically(path: Path, lines: list[str], sections: Iterable[Iterable]) -> None:
+    """``lines``, then each section as frames, in a file that replaces ``path`` once it is whole."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(temporary, "wb") as out:
+        out.write("\n".join(lines).encode("utf-8", "surrogateescape") + b"\n")
+        for rows in sections:
+            _write_frames(out, rows)
+    os.replace(temporary, path)
 
 
 # Records made from rows of the right length (``read`` checks them all at once) without a Python
@@ -124,6 +247,7 @@ class SiteManifest:
 _FILE_RECORD = partial(tuple.__new__, FileRecord)
 _PAGE_RECORD = partial(tuple.__new__, PageRecord)
 _FIRST = itemgetter(0)
+_LISTED = itemgetter(0, 2, 3)  # a file record's path, size and mtime: what a listing sees
 
 
 def _all_text(values: Iterable[object]) -> bool:
@@ -140,10 +264,11 @@ def _after_lines(content: bytes, count: int) -> int:
 
 # marshal's format may change with Python's version: a manifest another Python wrote is not read.
 _BODY = f"marshal {marshal.version} python {'.'.join(map(str, sys.version_info[:3]))}"
+_BASE_LINE = f"{FORMAT} base, {_BODY}"  # the first line of a base file
 _FRAME = struct.Struct("<II")  # a frame's length and the CRC-32 of its bytes; length 0 ends a section
 
 
-def _write_frames(out, rows: Iterable[tuple], chunk: int = 5_000) -> None:
+def _write_frames(out, rows: Iterable, chunk: int = 5_000) -> None:
     """``rows`` (plain values only) as ``marshal`` frames of ``chunk`` rows, each with its length and
     CRC, then an empty frame. A chunk at a time: at 100,000 runs the whole is ~90 MB, made at the
     build's peak of memory."""
@@ -154,11 +279,11 @@ def _write_frames(out, rows: Iterable[tuple], chunk: int = 5_000) -> None:
     out.write(_FRAME.pack(0, 0))
 
 
-def _read_frames(body: memoryview) -> tuple[list[tuple], list[tuple]]:
-    """The two sections ``_write_frames`` wrote, and nothing after them; ValueError if any frame is damaged."""
-    sections: list[list[tuple]] = [[], []]
+def _read_frames(body: memoryview, sections: int) -> list[list]:
+    """The ``sections`` sections ``_write_frames`` wrote, and nothing after them; ValueError if any frame is damaged."""
+    found: list[list] = [[] for _ in range(sections)]
     offset = 0
-    for rows in sections:
+    for rows in found:
         while True:
             length, crc = _FRAME.unpack_from(body, offset)
             offset += _FRAME.size
@@ -174,7 +299,7 @@ def _read_frames(body: memoryview) -> tuple[list[tuple], list[tuple]]:
             rows.extend(loaded)
     if offset != len(body):
         raise ValueError("trailing bytes after the manifest")
-    return sections[0], sections[1]
+    return found
 
 
 @dataclass(frozen=True)
@@ -203,17 +328,23 @@ def read_header(path: Path) -> ManifestHeader | None:
 def listing_digest(root: Path) -> str:
     """A hash of every file's path, size and modification time in the folder (no file is read).
     Equal to the manifest's when nobody added, removed or edited a file since the build."""
-    return _listing_digest((path, stat.st_size, stat.st_mtime_ns) for path, stat in _walk(root))
+    return _hex(_listing_sum((path, stat.st_size, stat.st_mtime_ns) for path, stat in _walk(root)))
 
 
-def _listing_digest(entries, chunk: int = 10_000) -> str:
-    # "\0" sorts before any character of a path, so the lines sort as their paths do; they are
-    # hashed a chunk at a time, which costs less than a call per line and less memory than one text.
-    lines = sorted([f"{path}\0{size}\0{mtime}\0" for path, size, mtime in entries])
-    digest = hashlib.sha256()
-    for start in range(0, len(lines), chunk):
-        digest.update("".join(lines[start:start + chunk]).encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+# A listing is the sum of one SHA-256 per file, modulo 2**256: it does not depend on the order the
+# files are seen in, and a manifest saved as changes adds and subtracts the changed files' hashes.
+_LISTING_MODULUS = 1 << 256
+
+
+def _listing_sum(entries: Iterable[tuple[str, int, int]]) -> int:
+    """``entries``: (path, size, mtime in ns) of each file."""
+    sha256, number = hashlib.sha256, int.from_bytes
+    return sum([number(sha256(f"{path}\0{size}\0{mtime}".encode("utf-8", "surrogateescape")).digest(), "little")
+                for path, size, mtime in entries]) % _LISTING_MODULUS
+
+
+def _hex(listing: int) -> str:
+    return f"{listing:064x}"
 
 
 def forget(path: Path) -> None:
@@ -233,11 +364,12 @@ class PreviousSite:
     intact: dict[str, FileRecord]  # files whose size and mtime are still what the manifest says
     pages: dict[str, list[PageRecord]]  # by signature, only where every page's files are intact
     untouched: bool = False  # the folder holds exactly the manifest's files: no other, none changed
+    manifest: SiteManifest | None = None  # what it was compared with: the next manifest is saved as changes to it
 
     @classmethod
     def as_written(cls, root: Path, manifest: SiteManifest) -> PreviousSite:
         """The site, known (by ``listing_digest``) to be exactly what the manifest lists."""
-        return cls(root, manifest.renderer, manifest.files, manifest.pages, untouched=True)
+        return cls(root, manifest.renderer, manifest.files, manifest.pages, untouched=True, manifest=manifest)
 
     def reusable(self, path: str, sha256: str) -> bool:
         record = self.intact.get(path)
@@ -255,7 +387,7 @@ def inspect_site(out_dir: Path, manifest: SiteManifest | None) -> PreviousSite |
             intact[path] = record
     pages = {signature: listed for signature, listed in manifest.pages.items()
              if all(page.html in intact and page.mirror in intact for page in listed)}
-    return PreviousSite(out_dir, manifest.renderer, intact, pages)
+    return PreviousSite(out_dir, manifest.renderer, intact, pages, manifest=manifest)
 
 
 def _walk(root: Path, relative: str = ""):

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from .manifest import FileRecord, PageRecord, PreviousSite
+from .manifest import FileRecord, PageRecord, PreviousSite, differing, lacking
 
 
 class OutputError(Exception):
@@ -172,7 +172,8 @@ class Outputs:
         self.staging = Staging(root, previous, in_place=in_place)
         self._intact = previous.intact if previous is not None else {}  # the previous site's files
         self._records: dict[str, FileRecord] = {}
-        self._claimed_by: dict[str, object] = {}
+        self._claimed_by: dict[str, object] = {}  # what claimed each path, named in an error (``claim``)
+        self._kept: list[Sequence[PageRecord]] = []  # pages kept from the previous site: their paths' claimants
         self.reused = 0  # files kept or hard-linked from the previous site
         self._removal: threading.Thread | None = None  # deletes the replaced site after a commit
 
@@ -207,14 +208,22 @@ class Outputs:
         """The files of ``pages`` that the staging folder kept from the previous site
         (``Staging.keep_pages``), each page's HTML and mirror claimed by its record, as ``claim``
         would. Their paths need no guard: no file is written at them (a file kept in place stays
-        where it is; a linked one was checked before the link was made)."""
-        intact, records, claimed_by = self._intact, self._records, self._claimed_by
-        for page in pages:
-            for path in (page.html, page.mirror):
-                self._refuse_second_claim(path, page)
-                records[path] = intact[path]
-                claimed_by[path] = page
-        self.reused += 2 * len(pages)
+        where it is; a linked one was checked before the link was made).
+
+        All at once where no path is claimed twice (327,000 paths at 100k runs): the pages are
+        kept as a whole, and a page is looked up as a path's claimant only for an error."""
+        intact, records = self._intact, self._records
+        paths = [path for page in pages for path in (page.html, page.mirror)]
+        if records.keys().isdisjoint(paths) and len(set(paths)) == len(paths):
+            records.update(zip(paths, map(intact.__getitem__, paths)))
+            self._kept.append(pages)
+        else:  # one by one, to name the two claimants of the path claimed twice as ``claim`` does
+            for page in pages:
+                for path in (page.html, page.mirror):
+                    self._refuse_second_claim(path, page)
+                    records[path] = intact[path]
+                    self._claimed_by[path] = page
+        self.reused += len(paths)
 
     def replace(self, path: str, content: bytes) -> None:
         """New bytes for a path already claimed (charts are drawn after their pages render). The
@@ -232,7 +241,12 @@ class Outputs:
 
     def _refuse_second_claim(self, path: str, by: object) -> None:
         if path in self._records:
-            raise OutputError(f"two outputs claim {path}: {self._claimed_by[path] or 'one'} and {by or 'another'}")
+            raise OutputError(f"two outputs claim {path}: {self._claimant(path) or 'one'} and {by or 'another'}")
+
+    def _claimant(self, path: str) -> object:
+        if path in self._claimed_by:
+            return self._claimed_by[path]
+        return next(page for pages in self._kept for page in pages if path in (page.html, page.mirror))
 
     @property
     def in_place(self) -> bool:
@@ -281,8 +295,9 @@ def _update_in_place(staging: Staging, records: dict[str, FileRecord], target: P
     previous = staging.previous
     assert previous is not None
     kept = previous.intact
-    written = [path for path, record in records.items() if kept.get(path) != record]
-    gone = [path for path in kept if path not in records]
+    changed = differing(records, kept)
+    written = [path for path, _ in changed]
+    gone = lacking(records, kept, changed)
     aside = Path(tempfile.mkdtemp(prefix=f".{target.name}-tmp-old-", dir=target.parent))
     moves: list[tuple[str, str]] = []  # (from, to), in the order done, to be undone in reverse
 

@@ -256,8 +256,9 @@ def test_a_rebuild_on_two_cores_matches_a_clean_build_and_records_the_same_signa
     cache = default_cache_dir(data)
     rebuilt, clean = (SiteManifest.read(manifest_path(cache, folder)) for folder in (site, data.parent / "clean"))
     assert rebuilt is not None and clean is not None
-    assert list(rebuilt.pages.items()) == list(clean.pages.items())
-    assert list(rebuilt.files) == list(clean.files)
+    # As mappings: a rebuild's manifest is saved as changes to the previous one, in another order.
+    assert rebuilt.pages == clean.pages and len(rebuilt.pages) > 0
+    assert rebuilt.files.keys() == clean.files.keys()
 
 
 def test_a_rebuild_on_two_cores_builds_unchanged_pages_that_cannot_be_linked(built, shared,

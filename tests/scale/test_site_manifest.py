@@ -1,7 +1,8 @@
 """The site manifest on disk: what is saved is read back exactly, and anything else is not read at all.
 
 A manifest that cannot be trusted must read as None (the next build then starts from scratch),
-never as a manifest with wrong files in it.
+never as a manifest with wrong files in it. A manifest saved as changes on top of the base of the
+one read before it reads back as exactly what was saved, as a manifest saved whole does.
 """
 
 from __future__ import annotations
@@ -43,12 +44,87 @@ def test_a_saved_manifest_reads_back_equal(saved) -> None:
     assert header.listing == written.listing
 
 
+def base_of(path: Path) -> Path:
+    (base,) = path.parent.glob("*.base")
+    return base
+
+
+def saved_as_changes(path: Path) -> tuple[SiteManifest, SiteManifest]:
+    """(the manifest read from ``path``, a changed one saved on top of its base): a file changed, one
+    gone, one new; a signature's pages changed, one signature gone, one new."""
+    before = SiteManifest.read(path)
+    assert before is not None
+    files = dict(before.files)
+    files["runs/r7.html"] = FileRecord("runs/r7.html", "a" * 64, 70, 71)
+    del files["runs/r8.html"]
+    files["new/page.html"] = FileRecord("new/page.html", "b" * 64, 1, 2)
+    pages = dict(before.pages)
+    pages["s1"] = [PageRecord("run", "Run 1 again", "runs/r1.html", "runs/r2.html")]
+    del pages["s2"]
+    pages["s3"] = [PageRecord("gpu", "G", "new/page.html", "runs/r9.html")]
+    after = SiteManifest("fingerprint 2", "renderer", files, pages)
+    after.save(path, since=before)
+    return before, after
+
+
 @pytest.mark.parametrize("where", [0.25, 0.5, 0.75, 0.999])
-def test_a_damaged_byte_anywhere_in_the_body_makes_it_unreadable(saved, where: float) -> None:
+def test_a_damaged_byte_anywhere_in_the_base_makes_it_unreadable(saved, where: float) -> None:
     _, path = saved
-    content = bytearray(path.read_bytes())
+    base = base_of(path)
+    content = bytearray(base.read_bytes())
     content[int(len(content) * where)] ^= 0x01
+    base.write_bytes(bytes(content))
+    assert SiteManifest.read(path) is None
+
+
+@pytest.mark.parametrize("where", [0.5, 0.75, 0.999])
+def test_a_damaged_byte_anywhere_in_the_changes_makes_it_unreadable(saved, where: float) -> None:
+    _, path = saved
+    saved_as_changes(path)
+    content = bytearray(path.read_bytes())
+    body = content.index(b"\nbase\t") + 1
+    body = content.index(b"\n", body) + 1
+    content[body + int((len(content) - body) * where)] ^= 0x01
     path.write_bytes(bytes(content))
+    assert SiteManifest.read(path) is None
+
+
+def test_a_manifest_saved_as_changes_reads_back_equal_on_the_same_base(saved) -> None:
+    _, path = saved
+    base = base_of(path)
+    base_bytes = base.read_bytes()
+    _, after = saved_as_changes(path)
+    assert base_of(path) == base and base.read_bytes() == base_bytes  # the base is not written again
+    assert path.stat().st_size < 2_000  # the changes only
+    assert SiteManifest.read(path) == after
+    header = read_header(path)
+    assert header is not None and header.listing == after.listing and header.files == len(after.files)
+
+
+def test_changes_saved_on_changes_read_back_equal_and_a_new_base_comes_once_they_are_many(saved) -> None:
+    _, path = saved
+    first_base = base_of(path)
+    saved_as_changes(path)
+    current = SiteManifest.read(path)
+    for round_ in range(3):  # each round changes a few more records, on the same base
+        assert current is not None
+        files = dict(current.files)
+        files[f"runs/r{round_}.html"] = FileRecord(f"runs/r{round_}.html", "c" * 64, round_, round_)
+        following = SiteManifest("f", "r", files, {**current.pages, f"s{round_}": []})
+        following.save(path, since=current)
+        current = SiteManifest.read(path)
+        assert current == SiteManifest("f", "r", files, {s: p for s, p in following.pages.items() if p})
+        assert base_of(path) == first_base and read_header(path).listing == following.listing  # type: ignore[union-attr]
+    assert current is not None
+    many = {**current.files, **{f"more/{n}": FileRecord(f"more/{n}", "d" * 64, n, n) for n in range(2_000)}}
+    SiteManifest("f", "r", many, current.pages).save(path, since=current)
+    assert base_of(path) != first_base and not first_base.exists()  # a new base, the old one removed
+    assert SiteManifest.read(path) == SiteManifest("f", "r", many, current.pages)
+
+
+def test_a_manifest_whose_base_is_gone_is_not_read(saved) -> None:
+    _, path = saved
+    base_of(path).unlink()
     assert SiteManifest.read(path) is None
 
 
@@ -72,13 +148,13 @@ def test_a_manifest_whose_rows_have_the_wrong_shape_is_not_read(saved, section: 
     def one_row_short(out, rows, chunk=5_000):
         rows = list(rows)
         calls.append(section)
-        if (len(calls) == 1) == (section == "files"):
+        if len(calls) == (1 if section == "files" else 2):  # the base's files, then its pages
             rows[-1] = rows[-1][:-1]
         real_write_frames(out, rows, chunk)
 
     monkeypatch.setattr(manifest, "_write_frames", one_row_short)
     written.save(path)
-    assert len(calls) == 2 and SiteManifest.read(path) is None
+    assert len(calls) == 6 and SiteManifest.read(path) is None
 
 
 def test_a_manifest_written_by_another_python_is_not_read(saved, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,8 +165,11 @@ def test_a_manifest_written_by_another_python_is_not_read(saved, monkeypatch: py
 
 
 def test_a_manifest_of_the_previous_format_is_not_read(tmp_path: Path) -> None:
+    # Format 4: the whole body after six header lines, and a listing hashed over sorted lines.
     path = tmp_path / "old.tsv"
-    path.write_text("kernelindex-site-manifest 3\nfingerprint\tf\nrenderer\tr\nlisting\tl\nfiles\t0\n[]\n{}\n")
+    empty_sections = manifest._FRAME.pack(0, 0) * 2
+    path.write_bytes(f"kernelindex-site-manifest 4\nfingerprint\tf\nrenderer\tr\nlisting\tl\nfiles\t0\n"
+                     f"body\t{manifest._BODY}\n".encode() + empty_sections)
     assert SiteManifest.read(path) is None and read_header(path) is None
 
 

@@ -140,6 +140,43 @@ def test_two_pages_claiming_one_path_are_named_by_their_records(tmp_path):
             outputs.claim(outputs.staging.put("runs/a.html", b"two"), by=second)
 
 
+def kept_site(tmp_path: Path, pages: list[PageRecord]) -> Outputs:
+    """Outputs over a previous site holding the files of ``pages``, which a rebuild keeps."""
+    old = tmp_path / "old"
+    records = {}
+    with Outputs(old) as outputs:
+        for page in pages:
+            for path in (page.html, page.mirror):
+                if path not in records:
+                    records[path] = outputs.staging.put(path, path.encode())
+                    outputs.claim(records[path])
+        outputs.commit()
+    previous = inspect_site(old, SiteManifest("f", "r", records, {"s": pages}))
+    return Outputs(tmp_path / "site", previous)
+
+
+def test_kept_pages_are_claimed_with_their_files_records(tmp_path):
+    pages = [PageRecord("run", f"Run {n}", f"runs/{n}.html", f"api/v1/runs/{n}.json") for n in range(3)]
+    with kept_site(tmp_path, pages) as outputs:
+        outputs.claim_kept(pages[:2])
+        outputs.claim_kept(pages[2:])
+        assert outputs.records == outputs.staging.previous.intact and outputs.reused == 6
+
+
+@pytest.mark.parametrize("clash", ["a later claim", "a later kept page", "a page kept with it"])
+def test_a_path_claimed_twice_with_a_kept_page_names_both(tmp_path, clash: str):
+    first = PageRecord("run", "Run A", "runs/a.html", "api/v1/runs/a.json")
+    second = PageRecord("run", "Run a", "runs/a.html", "api/v1/runs/a2.json")
+    with kept_site(tmp_path, [first, second]) as outputs:
+        with pytest.raises(OutputError, match="two outputs claim runs/a.html: run page 'Run A' and run page 'Run a'"):
+            if clash == "a page kept with it":
+                outputs.claim_kept([first, second])
+            outputs.claim_kept([first])
+            if clash == "a later claim":
+                outputs.claim(outputs.staging.put("runs/a.html", b"two"), by=second)
+            outputs.claim_kept([second])
+
+
 def test_a_staged_file_is_recorded_as_written(tmp_path):
     with Outputs(tmp_path / "site") as outputs:
         record = outputs.staging.put("runs/a.html", b"x" * 70_000)
