@@ -83,6 +83,7 @@ class Leaderboard:
     row_of: dict[str, RankedRow] = field(default_factory=dict)
     _usability: dict[str, Usability] = field(default_factory=dict)
     _scaling: dict[str, Scaling | None] = field(default_factory=dict)
+    _lanes: dict[str, dict[tuple, list[ScalingInput]]] = field(default_factory=dict)  # by operation
 
     # -- per run ---------------------------------------------------------------------------------
     def is_stale(self, run: RunFacts) -> bool:
@@ -135,31 +136,45 @@ class Leaderboard:
         return min(counts, key=lambda name: (-counts[name], name)) if counts else None
 
     # -- scaling ---------------------------------------------------------------------------------
-    @cached_property
-    def _scaling_lanes(self) -> dict[tuple, list[ScalingInput]]:
-        """Eligible single-case runs by (operation, protocol, environment, metric, dtype)."""
-        lanes: dict[tuple, list[ScalingInput]] = {}
-        cases = self.catalog.of("WorkloadCase")
-        for cohort in self.cohorts.values():
-            workload = cases.get(cohort.workload)
-            if workload is None or not cohort.is_latency:
-                continue
-            lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype)
-            for row in cohort.rows:
-                lanes.setdefault(lane, []).append(ScalingInput(
-                    dict(workload.spec.axes), row.run.implementation, row.value, row.run.name, workload.name))
-        return lanes
-
     def scaling(self, cohort: Cohort) -> Scaling | None:
         if cohort.key not in self._scaling:
-            workload = self.catalog.of("WorkloadCase").get(cohort.workload)
-            result = None
-            if workload is not None:
-                lane = (cohort.operation, cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype)
-                operation = workload.refs["operation"]
-                result = scaling_series(dict(workload.spec.axes), self._scaling_lanes.get(lane, ()), list(operation.spec.axes))
-            self._scaling[cohort.key] = result
+            self._scaling[cohort.key] = self._scaling_of(cohort)
         return self._scaling[cohort.key]
+
+    def _scaling_of(self, cohort: Cohort) -> Scaling | None:
+        workload = self.catalog.of("WorkloadCase").get(cohort.workload)
+        if workload is None or not cohort.is_latency:  # a suite has no axes; only times are drawn
+            return None
+        lane = self._scaling_lanes(cohort.operation).get(
+            (cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype), ())
+        return scaling_series(workload.spec.axes, lane, list(workload.refs["operation"].spec.axes))
+
+    def _scaling_lanes(self, operation: str) -> dict[tuple, list[ScalingInput]]:
+        """One operation's eligible single-case runs by (protocol, environment, metric, dtype),
+        gathered when one of its groups is first asked for its line: a rebuild draws one kernel's
+        lines, and a render worker those of the kernels whose pages it builds."""
+        lanes = self._lanes.get(operation)
+        if lanes is None:
+            lanes = self._lanes[operation] = {}
+            for workload in self._cases_by_operation.get(operation, ()):
+                for cohort in self.workload_cohorts.get(workload.name, ()):
+                    if cohort.is_latency:
+                        self._add_to_lane(lanes, cohort, workload)
+        return lanes
+
+    @staticmethod
+    def _add_to_lane(lanes: dict[tuple, list[ScalingInput]], cohort: Cohort, workload: Entity) -> None:
+        lane = lanes.setdefault((cohort.protocol, cohort.environment, cohort.metric, workload.spec.dtype), [])
+        axes = workload.spec.axes  # read only: the runs of one workload share it
+        for row in cohort.rows:
+            lane.append(ScalingInput(axes, row.run.implementation, row.value, row.run.name, workload.name))
+
+    @cached_property
+    def _cases_by_operation(self) -> dict[str, list[Entity]]:
+        by_operation: dict[str, list[Entity]] = {}
+        for workload in self.catalog.of("WorkloadCase").values():
+            by_operation.setdefault(workload.refs["operation"].name, []).append(workload)
+        return by_operation
 
     # -- challenges --------------------------------------------------------------------------------
     @cached_property
