@@ -14,7 +14,7 @@ from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
-    RECENT_BREAKS, FieldIn, LedgerEntry, by_evidence, by_source, pages,
+    RECENT_BREAKS, FieldIn, FieldReads, LedgerEntry, by_evidence, by_source, pages,
 )
 from ..discover.gpus import GpuKey
 from ..discover.state import Discovery, discovery
@@ -240,7 +240,7 @@ def search_page(context: DiscoverContext) -> SearchPage:
 EVIDENCE_FILTERS = EVIDENCE_LEVELS[1:]  # "at least reported" is every record: the unfiltered ledger
 
 
-def _filters(context: DiscoverContext) -> list[tuple[FilterLink, FieldIn | None, Sequence[LedgerEntry]]]:
+def _filters(context: DiscoverContext, reads: FieldReads) -> list[tuple[FilterLink, FieldIn | None, Sequence[LedgerEntry]]]:
     """Every filter with its predicate and the current records it keeps (their count is on its
     link); a filter with none has no page. All records and a GPU's have no predicate (``_kept``)."""
     found = context.found
@@ -251,7 +251,7 @@ def _filters(context: DiscoverContext) -> list[tuple[FilterLink, FieldIn | None,
     candidates.append(("source", "available", "Source available", by_source(context.with_source)))
     filters = []
     for facet, value, title, predicate in candidates:
-        kept = _kept(facet, value, predicate, current, found.current_by_gpu)
+        kept = _kept(facet, value, predicate, current, found.current_by_gpu, reads)
         count = len(kept)
         # A page per GPU and per evidence level above "reported" (small sets); a filter that keeps
         # most records (source available, as a rule) would copy the ledger: records.js filters it.
@@ -263,10 +263,11 @@ def _filters(context: DiscoverContext) -> list[tuple[FilterLink, FieldIn | None,
 
 
 def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Sequence[LedgerEntry],
-          by_gpu: dict[str, list[LedgerEntry]], limit: int | None = None) -> Sequence[LedgerEntry]:
+          by_gpu: dict[str, list[LedgerEntry]], reads: FieldReads, limit: int | None = None) -> Sequence[LedgerEntry]:
     """What a filter keeps of ``entries`` (a list of the ledger), in order; the first ``limit`` if
     given. A GPU's entries are read from ``by_gpu``, the same list split by GPU in one pass: a pass
-    per GPU over every entry was most of the time spent planning the ledger."""
+    per GPU over every entry was most of the time spent planning the ledger; another filter's field
+    from ``reads``, read once for every filter of it."""
     if facet == "gpu":
         kept: Sequence[LedgerEntry] = by_gpu.get(value or "", [])
     elif predicate is None:
@@ -274,7 +275,7 @@ def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Seq
     elif limit is not None:
         return list(islice(filter(predicate, entries), limit))
     else:
-        return predicate.kept(entries)
+        return reads.kept(predicate, entries)
     return kept if limit is None else kept[:limit]
 
 
@@ -295,8 +296,8 @@ class RecordsPlan:
 
 
 def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
-    found = context.found
-    filters = _filters(context)
+    found, reads = context.found, FieldReads()
+    filters = _filters(context, reads)
     links = [link for link, _, _ in filters]
     plans = []
     for chosen, predicate, current in filters:
@@ -304,10 +305,10 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
             continue
         facet = chosen.facet if chosen.facet != "all" else None
         selected = [link.model_copy(update={"selected": link is chosen}) for link in links]
-        history = _kept(chosen.facet, chosen.value, predicate, found.events, found.events_by_gpu)
+        history = _kept(chosen.facet, chosen.value, predicate, found.events, found.events_by_gpu, reads)
         for view, chosen_entries in (("current", current), ("history", history)):
             breaks = [] if view == "history" else _kept(chosen.facet, chosen.value, predicate, found.breaks,
-                                                        found.breaks_by_gpu, limit=RECENT_BREAKS)
+                                                        found.breaks_by_gpu, reads, limit=RECENT_BREAKS)
             cut = pages(chosen_entries)
             pager = [Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, len(cut) + 1)]
             for number, entries_on_page in enumerate(cut, 1):

@@ -165,14 +165,35 @@ class FieldIn:
     def __call__(self, entry: LedgerEntry) -> bool:
         return self.field(entry) in self.values
 
-    def kept(self, entries: Sequence[LedgerEntry]) -> list[LedgerEntry]:
-        """The entries this predicate keeps, in order."""
-        return list(compress(entries, map(self.values.__contains__, map(self.field, entries))))
+    def kept(self, entries: Sequence[LedgerEntry], fields: Iterable[str] | None = None) -> list[LedgerEntry]:
+        """The entries this predicate keeps, in order; ``fields``: each entry's ``field``, if read already."""
+        read = map(self.field, entries) if fields is None else fields
+        return list(compress(entries, map(self.values.__contains__, read)))
+
+
+class FieldReads:
+    """Each entry's field, read once per list and field for every filter of it: the evidence
+    filters (a level each) read one field of the same lists, and reading it (from entry to run to
+    field, scattered over memory) cost more than filtering on it."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[int, Callable], tuple[Sequence[LedgerEntry], list[str]]] = {}
+
+    def kept(self, predicate: FieldIn, entries: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+        """``predicate.kept(entries)``."""
+        key = (id(entries), predicate.field)
+        found = self._read.get(key)
+        if found is None:  # the list is held with its fields, so its id is not reused meanwhile
+            found = self._read[key] = (entries, list(map(predicate.field, entries)))
+        return predicate.kept(entries, found[1])
+
+
+_EVIDENCE = attrgetter("run.evidence")  # one getter for every level: FieldReads reads it once per list
 
 
 def by_evidence(level: str) -> FieldIn:
     """At least this level (so "verified" keeps replicated records too)."""
-    return FieldIn(attrgetter("run.evidence"), frozenset(EVIDENCE_LEVELS[EVIDENCE_LEVELS.index(level):]))
+    return FieldIn(_EVIDENCE, frozenset(EVIDENCE_LEVELS[EVIDENCE_LEVELS.index(level):]))
 
 
 def by_source(with_source: Iterable[str]) -> FieldIn:

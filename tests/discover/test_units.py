@@ -228,14 +228,15 @@ def test_newest_first_is_the_full_sort():
 
 
 def test_a_field_filter_keeps_what_its_predicate_keeps():
-    from site_builder.discover.ledger import by_source
+    from site_builder.discover.ledger import FieldReads, by_source
 
     a = _group("a", "h100", [(100, 1), (90, 5)])
     b = _group("b", "b200", [(50, 3)], evidence="verified")
     events = record_events([a, b])
+    reads = FieldReads()  # each entry's field read once for every filter of it
     for level in ("reported", "reproducible", "verified", "replicated"):
         predicate = by_evidence(level)
-        assert predicate.kept(events) == [e for e in events if predicate(e)]
+        assert predicate.kept(events) == reads.kept(predicate, events) == [e for e in events if predicate(e)]
     assert [e.run.name for e in by_source(["i-b0", "i-a0"]).kept(events)] == ["b0", "a0"]
     assert by_source([]).kept(events) == []
 
