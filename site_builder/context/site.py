@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
+from operator import attrgetter
 
 from .. import urls
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
+from ..discover.ledger import newest_first
 from ..signatures import RowSignatures
 from ..views import (
     ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
@@ -48,6 +50,11 @@ def _first_paragraph(text: str | None) -> str | None:
     return text.split("\n\n", 1)[0].strip() if text else None
 
 
+# A challenge list's order: its holder's observation, newest first, then the group.
+_OBSERVED_AT = attrgetter("holder.run.observed_at")
+_COHORT = attrgetter("cohort")
+
+
 def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[Callable[[], list[ChallengesPage]]]:
     """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
     each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
@@ -59,9 +66,8 @@ def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) 
     by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
     for challenge in board.cohort_challenges:
         by_kind[challenge.kind].append(challenge)
-    for found in by_kind.values():
-        # The most recently observed first: the gaps someone is most likely able to fill.
-        found.sort(key=lambda c: (-c.holder.run.observed_at.timestamp(), c.cohort))
+    # The most recently observed first: the gaps someone is most likely able to fill.
+    by_kind = {kind: newest_first(found, _OBSERVED_AT, _COHORT) for kind, found in by_kind.items()}
     totals = {kind: len(found) for kind, found in by_kind.items()}
 
     def rows(found: list) -> list[ChallengeRow]:

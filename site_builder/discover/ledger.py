@@ -2,6 +2,9 @@
 history across every kernel, newest first, and the filters that cut it (GPU, evidence, source).
 
 Pure functions of groups and their record histories: one pass to collect, one sort (O(n log n)).
+Groups and entries are named tuples, and the sorts and filters run on ``operator`` getters: made,
+sorted and filtered by the ten thousand, a dataclass instance or a Python key per entry was most
+of their cost.
 """
 
 from __future__ import annotations
@@ -9,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from operator import itemgetter
-from typing import Any, TypeVar
+from itertools import compress, islice
+from operator import attrgetter, eq, itemgetter
+from typing import Any, NamedTuple, TypeVar
 
 from ..derive.history import RecordEvent
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
@@ -20,8 +24,7 @@ RECENT_BREAKS = 25  # record breaks on the ledger's first page
 FEED_ENTRIES = 50  # entries per Atom feed
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerGroup:
+class LedgerGroup(NamedTuple):
     """What the ledger needs of one comparison group."""
 
     key: str
@@ -30,14 +33,20 @@ class LedgerGroup:
     history: tuple[RecordEvent, ...]  # record events in observed order (the last set the record)
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerEntry:
+class LedgerEntry(NamedTuple):
     group: LedgerGroup
     run: RunFacts  # the holder (current view) or the run that set this record (history)
     previous: RunFacts | None
     improvement: float | None
     set_at: datetime
     current: bool
+    position: int  # the record event's place in the group's history (a current record: the last's)
+
+
+# The ledger's orders: newest first, then by group (current records) or by run and group (history).
+_SET_AT = attrgetter("set_at")
+_GROUP_KEY = attrgetter("group.key")
+_DIGEST_AND_GROUP_KEY = attrgetter("run.digest", "group.key")
 
 
 def current_records(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
@@ -45,12 +54,12 @@ def current_records(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
     entries = []
     for group in groups:
         last = group.history[-1] if group.history else None
-        # Positional, in LedgerEntry's order (group, run, previous, improvement, set_at, current):
-        # keywords cost more on 55,000 groups.
+        # Positional, in LedgerEntry's order (group, run, previous, improvement, set_at, current,
+        # position): keywords cost more on 55,000 groups.
         entries.append(LedgerEntry(group, group.holder, last.previous if last else None, last.improvement if last else None,
-                                   last.run.observed_at if last else group.holder.observed_at, True))
-    entries.sort(key=lambda e: (-e.set_at.timestamp(), e.group.key))
-    return entries
+                                   last.run.observed_at if last else group.holder.observed_at, True,
+                                   len(group.history) - 1))
+    return newest_first(entries, _SET_AT, _GROUP_KEY)
 
 
 def record_events(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
@@ -61,9 +70,8 @@ def record_events(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
         for position, event in enumerate(group.history):
             # Positional, in LedgerEntry's order: see current_records.
             entries.append(LedgerEntry(group, event.run, event.previous, event.improvement, event.run.observed_at,
-                                       position == last))
-    entries.sort(key=lambda e: (-e.set_at.timestamp(), e.run.digest, e.group.key))
-    return entries
+                                       position == last, position))
+    return newest_first(entries, _SET_AT, _DIGEST_AND_GROUP_KEY)
 
 
 def record_breaks(events: Sequence[LedgerEntry]) -> list[LedgerEntry]:
@@ -72,6 +80,31 @@ def record_breaks(events: Sequence[LedgerEntry]) -> list[LedgerEntry]:
 
 
 T = TypeVar("T")
+
+
+def newest_first(items: list[T], when: Callable[[T], datetime], then: Callable[[T], Any]) -> list[T]:
+    """``sorted(items, key=lambda item: (-when(item).timestamp(), then(item)))``, with no key made in
+    Python per item: sorted newest first by ``when`` alone, then each run of equal times by ``then``
+    (comparing ``then``'s keys, run digests and group keys scattered over memory, cost more than
+    the rest of the sort). Aware datetimes sort as their timestamps do (see ``newest``); naive
+    ones, which ``timestamp()`` reads in local time, are sorted by that key itself."""
+    try:
+        ordered = sorted(items, key=when, reverse=True)
+    except TypeError:  # naive and aware datetimes do not compare
+        ordered = []
+    if not ordered or when(ordered[0]).utcoffset() is None:  # none, or naive (then every one is)
+        return sorted(items, key=lambda item: (-when(item).timestamp(), then(item)))
+    times = list(map(when, ordered))
+    # Where a time equals the next one: found in C, walked in Python (ties are few).
+    runs: list[list[int]] = []  # the first and last position of each run of equal times
+    for position in compress(range(len(times) - 1), map(eq, times, islice(times, 1, None))):
+        if runs and runs[-1][1] == position:
+            runs[-1][1] = position + 1
+        else:
+            runs.append([position, position + 1])
+    for first, last in runs:
+        ordered[first:last + 1] = sorted(ordered[first:last + 1], key=then)
+    return ordered
 
 
 def newest(items: Sequence[T], count: int, when: Callable[[T], datetime], key: Callable[[T], Any]) -> list[T]:
@@ -106,12 +139,11 @@ def newest_breaks(cohorts: Iterable[Any], count: int, group_of: Callable[[Any], 
                   for position, event in enumerate(cohort.history) if event.previous is not None]
     chosen = newest(candidates, count, itemgetter(0), lambda c: (-c[0].timestamp(), c[1].run.digest, c[2].key))
     return [LedgerEntry(group=group_of(cohort), run=event.run, previous=event.previous, improvement=event.improvement,
-                        set_at=event.run.observed_at, current=position == len(cohort.history) - 1)
+                        set_at=event.run.observed_at, current=position == len(cohort.history) - 1, position=position)
             for _, event, cohort, position in chosen]
 
 
 # -- filters ---------------------------------------------------------------------------------------
-Predicate = Callable[[LedgerEntry], bool]
 
 
 def split_by_gpu(entries: Iterable[LedgerEntry]) -> dict[str, list[LedgerEntry]]:
@@ -122,15 +154,51 @@ def split_by_gpu(entries: Iterable[LedgerEntry]) -> dict[str, list[LedgerEntry]]
     return found
 
 
-def by_evidence(level: str) -> Predicate:
+@dataclass(frozen=True)
+class FieldIn:
+    """A predicate keeping the entries whose ``field`` is one of ``values``; ``kept`` filters a whole
+    list in C (a Python call per entry, for each filter, was most of planning the ledger's pages)."""
+
+    field: Callable[[LedgerEntry], str]
+    values: frozenset[str]
+
+    def __call__(self, entry: LedgerEntry) -> bool:
+        return self.field(entry) in self.values
+
+    def kept(self, entries: Sequence[LedgerEntry], fields: Iterable[str] | None = None) -> list[LedgerEntry]:
+        """The entries this predicate keeps, in order; ``fields``: each entry's ``field``, if read already."""
+        read = map(self.field, entries) if fields is None else fields
+        return list(compress(entries, map(self.values.__contains__, read)))
+
+
+class FieldReads:
+    """Each entry's field, read once per list and field for every filter of it: the evidence
+    filters (a level each) read one field of the same lists, and reading it (from entry to run to
+    field, scattered over memory) cost more than filtering on it."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[int, Callable], tuple[Sequence[LedgerEntry], list[str]]] = {}
+
+    def kept(self, predicate: FieldIn, entries: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+        """``predicate.kept(entries)``."""
+        key = (id(entries), predicate.field)
+        found = self._read.get(key)
+        if found is None:  # the list is held with its fields, so its id is not reused meanwhile
+            found = self._read[key] = (entries, list(map(predicate.field, entries)))
+        return predicate.kept(entries, found[1])
+
+
+_EVIDENCE = attrgetter("run.evidence")  # one getter for every level: FieldReads reads it once per list
+
+
+def by_evidence(level: str) -> FieldIn:
     """At least this level (so "verified" keeps replicated records too)."""
-    kept = frozenset(EVIDENCE_LEVELS[EVIDENCE_LEVELS.index(level):])
-    return lambda entry: entry.run.evidence in kept
+    return FieldIn(_EVIDENCE, frozenset(EVIDENCE_LEVELS[EVIDENCE_LEVELS.index(level):]))
 
 
-def by_source(has_source: Callable[[str], bool]) -> Predicate:
-    """Records whose implementation publishes its source; ``has_source`` takes an implementation name."""
-    return lambda entry: has_source(entry.run.implementation)
+def by_source(with_source: Iterable[str]) -> FieldIn:
+    """Records whose implementation publishes its source; ``with_source``: the names of those implementations."""
+    return FieldIn(attrgetter("run.implementation"), frozenset(with_source))
 
 
 def pages(entries: Sequence[LedgerEntry], size: int = PAGE_SIZE) -> list[Sequence[LedgerEntry]]:

@@ -154,6 +154,22 @@ def test_records_ledger_pages(site, board):
     assert dates == sorted(dates, reverse=True), "history is newest first"
 
 
+def test_ledger_tasks_build_every_ledger_page_newest_row_first(board):
+    """The ledger's tasks come in the order of their pages' newest rows (``by_newest_row``: pages
+    sharing rows are built by one render worker), and build the pages the plan makes, each once."""
+    from site_builder.context.common import ViewFactory
+    from site_builder.context.discover import DiscoverContext, discover_tasks, records_pages
+    from site_builder.render import mirror_json
+
+    factory = ViewFactory(board)
+    built = [page for task in discover_tasks(factory) for page in task() if page.kind == "records"]
+    planned = {page.html: mirror_json(page) for page in records_pages(DiscoverContext(factory))}
+    assert len(built) == len(planned) > 1
+    assert {page.html: mirror_json(page) for page in built} == planned
+    newest = [page.rows[0].set_at for page in built if page.rows]
+    assert newest == sorted(newest, reverse=True)
+
+
 def test_feeds_are_atom_with_stable_ids_and_resolvable_links(site):
     for feed_path in (urls.RECORDS_FEED, urls.RUNS_FEED):
         feed = ET.fromstring((site / feed_path).read_bytes())

@@ -64,6 +64,8 @@ def test_ledger_current_events_and_breaks():
     assert current[0].previous.value == 100 and current[0].improvement == pytest.approx(0.1)
     events = record_events([a, b])
     assert [(e.group.key, e.run.value, e.current) for e in events] == [("a", 90, True), ("b", 50, True), ("a", 100, False)]
+    # Each is its record event's place in the group's history (what a ledger page's signature reads of it).
+    assert [e.position for e in events] == [1, 0, 0] and [e.position for e in current] == [1, 0]
     assert [e.run.value for e in record_breaks(events)] == [90]
     split = split_by_gpu(events)
     assert {gpu: [(e.group.key, e.run.value) for e in found] for gpu, found in split.items()} == {
@@ -167,34 +169,76 @@ def test_robots_and_llms_txt():
 
 
 # -- the newest few, without a key for every item -------------------------------------------------------
+def _observed_items(rng, size: int, naive: bool = False) -> list:
+    """Items observed at few moments in several time zones (many ties, some a microsecond apart)."""
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    zones = [timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-7, minutes=-30))]
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    moments = [start + timedelta(seconds=rng.randrange(40), microseconds=rng.choice([0, 1, 999_999])) for _ in range(8)]
+    items = [SimpleNamespace(observed_at=rng.choice(moments).astimezone(rng.choice(zones)), digest=f"{rng.randrange(10**6):06d}")
+             for _ in range(size)]
+    if naive:  # naive moments are sorted by the key itself
+        items = [SimpleNamespace(observed_at=i.observed_at.replace(tzinfo=None), digest=i.digest) for i in items]
+    return items
+
+
+def _newest_key(item):
+    return (-item.observed_at.timestamp(), item.digest)
+
+
+def _mixed_items() -> list:
+    """Naive and aware moments together: they do not compare, their timestamps do."""
+    from types import SimpleNamespace
+
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    return [SimpleNamespace(observed_at=start, digest="a"), SimpleNamespace(observed_at=start.replace(tzinfo=None), digest="b")] * 3
+
+
 def test_newest_is_the_head_of_the_full_sort():
     import random
-    from datetime import timedelta
     from operator import attrgetter
-    from types import SimpleNamespace
 
     from site_builder.discover.ledger import newest
 
     rng = random.Random(5)
-    zones = [timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-7, minutes=-30))]
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     when = attrgetter("observed_at")
-
-    def key(item):
-        return (-item.observed_at.timestamp(), item.digest)
-
     for trial in range(60):
-        size = rng.choice([0, 1, 5, 50, 51, 300])
-        moments = [start + timedelta(seconds=rng.randrange(40), microseconds=rng.choice([0, 1, 999_999]))
-                   for _ in range(8)]  # few moments: many ties, some a microsecond apart
-        items = [SimpleNamespace(observed_at=rng.choice(moments).astimezone(rng.choice(zones)), digest=f"{rng.randrange(10**6):06d}")
-                 for _ in range(size)]
-        if trial % 10 == 9:  # naive moments are sorted by the key itself
-            items = [SimpleNamespace(observed_at=i.observed_at.replace(tzinfo=None), digest=i.digest) for i in items]
+        items = _observed_items(rng, rng.choice([0, 1, 5, 50, 51, 300]), naive=trial % 10 == 9)
         for count in (0, 1, 7, 50):
-            assert newest(items, count, when, key) == sorted(items, key=key)[:count]
-    mixed = [SimpleNamespace(observed_at=start, digest="a"), SimpleNamespace(observed_at=start.replace(tzinfo=None), digest="b")]
-    assert newest(mixed * 3, 1, when, key) == sorted(mixed * 3, key=key)[:1]  # a mix: the full sort
+            assert newest(items, count, when, _newest_key) == sorted(items, key=_newest_key)[:count]
+    mixed = _mixed_items()
+    assert newest(mixed, 1, when, _newest_key) == sorted(mixed, key=_newest_key)[:1]  # a mix: the full sort
+
+
+def test_newest_first_is_the_full_sort():
+    """The ledger's and challenge lists' order, sorted by time alone and then within ties."""
+    import random
+    from operator import attrgetter
+
+    from site_builder.discover.ledger import newest_first
+
+    rng = random.Random(8)
+    when, then = attrgetter("observed_at"), attrgetter("digest")
+    for trial in range(60):
+        items = _observed_items(rng, rng.choice([0, 1, 2, 5, 50, 300]), naive=trial % 10 == 9)
+        assert newest_first(list(items), when, then) == sorted(items, key=_newest_key)
+    assert newest_first(_mixed_items(), when, then) == sorted(_mixed_items(), key=_newest_key)
+
+
+def test_a_field_filter_keeps_what_its_predicate_keeps():
+    from site_builder.discover.ledger import FieldReads, by_source
+
+    a = _group("a", "h100", [(100, 1), (90, 5)])
+    b = _group("b", "b200", [(50, 3)], evidence="verified")
+    events = record_events([a, b])
+    reads = FieldReads()  # each entry's field read once for every filter of it
+    for level in ("reported", "reproducible", "verified", "replicated"):
+        predicate = by_evidence(level)
+        assert predicate.kept(events) == reads.kept(predicate, events) == [e for e in events if predicate(e)]
+    assert [e.run.name for e in by_source(["i-b0", "i-a0"]).kept(events)] == ["b0", "a0"]
+    assert by_source([]).kept(events) == []
 
 
 def test_newest_breaks_are_the_first_breaks(board):
