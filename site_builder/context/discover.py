@@ -27,7 +27,7 @@ from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
 from ..views import Link, Page
-from .common import ViewFactory, per_key, unchecked
+from .common import ViewFactory, as_float, per_key, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -97,7 +97,7 @@ class DiscoverContext:
             implementation = self.factory.implementation(run.implementation)
             found = self._record_runs[run.name] = unchecked(
                 RecordRun,
-                run=run.name, url=urls.run(run.name), value=run.value, unit=run.unit, statistic=run.statistic,
+                run=run.name, url=urls.run(run.name), value=as_float(run.value), unit=run.unit, statistic=run.statistic,
                 implementation=self._implementation_link(run.implementation), baseline=implementation.baseline,
                 evidence=run.evidence, source=implementation.source_url is not None, license=implementation.license,
                 observed_at=run.observed_at)
