@@ -82,18 +82,26 @@ def record_breaks(events: Sequence[LedgerEntry]) -> list[LedgerEntry]:
 T = TypeVar("T")
 
 
-def newest_first(items: list[T], when: Callable[[T], datetime], then: Callable[[T], Any]) -> list[T]:
-    """``sorted(items, key=lambda item: (-when(item).timestamp(), then(item)))``, with no key made in
-    Python per item: sorted newest first by ``when`` alone, then each run of equal times by ``then``
-    (comparing ``then``'s keys, run digests and group keys scattered over memory, cost more than
-    the rest of the sort). Aware datetimes sort as their timestamps do (see ``newest``); naive
-    ones, which ``timestamp()`` reads in local time, are sorted by that key itself."""
+def newest_first(items: Sequence[T], when: Callable[[T], datetime], then: Callable[[T], Any],
+                 count: int | None = None) -> list[T]:
+    """``sorted(items, key=lambda item: (-when(item).timestamp(), then(item)))[:count]``, with no key
+    made in Python per item: sorted newest first by ``when`` alone (an ``operator`` getter sorts in
+    C), then each run of equal times among the first ``count`` (and those tied with the last of
+    them) by ``then`` (comparing ``then``'s keys, run digests and group keys scattered over memory,
+    cost more than the rest of the sort). Aware datetimes sort as their timestamps do (both order
+    instants, and a float's step near today is under a microsecond); naive ones, which
+    ``timestamp()`` reads in local time, are sorted by that key itself."""
     try:
         ordered = sorted(items, key=when, reverse=True)
     except TypeError:  # naive and aware datetimes do not compare
         ordered = []
     if not ordered or when(ordered[0]).utcoffset() is None:  # none, or naive (then every one is)
-        return sorted(items, key=lambda item: (-when(item).timestamp(), then(item)))
+        return sorted(items, key=lambda item: (-when(item).timestamp(), then(item)))[:count]
+    if count is not None:  # the first ``count``, and those tied with the last of them
+        end = max(count, 0)
+        while 0 < end < len(ordered) and when(ordered[end]) == when(ordered[end - 1]):
+            end += 1
+        del ordered[end:]
     times = list(map(when, ordered))
     # Where a time equals the next one: found in C, walked in Python (ties are few).
     runs: list[list[int]] = []  # the first and last position of each run of equal times
@@ -104,30 +112,7 @@ def newest_first(items: list[T], when: Callable[[T], datetime], then: Callable[[
             runs.append([position, position + 1])
     for first, last in runs:
         ordered[first:last + 1] = sorted(ordered[first:last + 1], key=then)
-    return ordered
-
-
-def newest(items: Sequence[T], count: int, when: Callable[[T], datetime], key: Callable[[T], Any]) -> list[T]:
-    """``sorted(items, key=key)[:count]``, for a ``key`` that orders by ``-when(item).timestamp()``
-    first, without ``key`` on every item: the items are sorted newest first by ``when`` alone (an
-    ``operator`` getter sorts in C), and only the first ``count`` and those tied with the last of
-    them are sorted by ``key``. Aware datetimes sort as their timestamps do (both order instants,
-    and a float's step near today is under a microsecond); naive ones are sorted by ``key``, as
-    ``timestamp()`` reads them in local time."""
-    if count <= 0:
-        return []
-    if len(items) <= count:
-        return sorted(items, key=key)
-    try:
-        by_time = sorted(items, key=when, reverse=True)
-    except TypeError:  # naive and aware datetimes do not compare
-        return sorted(items, key=key)[:count]
-    if when(by_time[0]).utcoffset() is None:  # naive (then every one is: a mix would not have sorted)
-        return sorted(items, key=key)[:count]
-    cutoff, end = when(by_time[count - 1]), count
-    while end < len(by_time) and when(by_time[end]) == cutoff:
-        end += 1
-    return sorted(by_time[:end], key=key)[:count]
+    return ordered[:count]
 
 
 def newest_breaks(cohorts: Iterable[Any], count: int, group_of: Callable[[Any], LedgerGroup]) -> list[LedgerEntry]:
@@ -137,7 +122,7 @@ def newest_breaks(cohorts: Iterable[Any], count: int, group_of: Callable[[Any], 
     candidates = [(event.run.observed_at, event, cohort, position)
                   for cohort in cohorts
                   for position, event in enumerate(cohort.history) if event.previous is not None]
-    chosen = newest(candidates, count, itemgetter(0), lambda c: (-c[0].timestamp(), c[1].run.digest, c[2].key))
+    chosen = newest_first(candidates, itemgetter(0), lambda c: (c[1].run.digest, c[2].key), count)
     return [LedgerEntry(group=group_of(cohort), run=event.run, previous=event.previous, improvement=event.improvement,
                         set_at=event.run.observed_at, current=position == len(cohort.history) - 1, position=position)
             for _, event, cohort, position in chosen]

@@ -24,13 +24,14 @@ from ..mirrors import MirrorIndex, schema_kinds
 from ..search.index import index_json, search_parts
 from .badges import COLOURS, badge_message, badge_svg
 from .feeds import FeedEntry, atom_feed, tag_uri
-from .ledger import FEED_ENTRIES, newest
+from .ledger import FEED_ENTRIES, newest_first
 from .site_files import llms_txt, robots_txt, sitemaps
 from .state import discovery
 
 Output = tuple[str, str | bytes, str]  # (path, content, what made it)
 SearchTexts = tuple[str, list[tuple[str, str]]]  # (the head's JSON, (operation, its shard's JSON) in order)
 _OBSERVED_AT = attrgetter("observed_at")
+_DIGEST = attrgetter("digest")
 
 
 def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[str], base_url: str = "") -> Iterator[Output]:
@@ -134,7 +135,7 @@ def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:
         entries=entries, base_url=base_url), "records feed"
 
     entries = []
-    for run in newest(list(board.runs.values()), FEED_ENTRIES, _OBSERVED_AT, lambda r: (-r.observed_at.timestamp(), r.digest)):
+    for run in newest_first(list(board.runs.values()), _OBSERVED_AT, _DIGEST, FEED_ENTRIES):
         impl, operation, workload = titles(run)
         cohort = board.cohorts[run.cohort]
         row = board.row_of.get(run.name)

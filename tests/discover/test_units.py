@@ -196,20 +196,20 @@ def _mixed_items() -> list:
     return [SimpleNamespace(observed_at=start, digest="a"), SimpleNamespace(observed_at=start.replace(tzinfo=None), digest="b")] * 3
 
 
-def test_newest_is_the_head_of_the_full_sort():
+def test_newest_first_with_a_count_is_the_head_of_the_full_sort():
     import random
     from operator import attrgetter
 
-    from site_builder.discover.ledger import newest
+    from site_builder.discover.ledger import newest_first
 
     rng = random.Random(5)
-    when = attrgetter("observed_at")
+    when, then = attrgetter("observed_at"), attrgetter("digest")
     for trial in range(60):
         items = _observed_items(rng, rng.choice([0, 1, 5, 50, 51, 300]), naive=trial % 10 == 9)
         for count in (0, 1, 7, 50):
-            assert newest(items, count, when, _newest_key) == sorted(items, key=_newest_key)[:count]
+            assert newest_first(items, when, then, count) == sorted(items, key=_newest_key)[:count]
     mixed = _mixed_items()
-    assert newest(mixed, 1, when, _newest_key) == sorted(mixed, key=_newest_key)[:1]  # a mix: the full sort
+    assert newest_first(mixed, when, then, 1) == sorted(mixed, key=_newest_key)[:1]  # a mix: the full sort
 
 
 def test_newest_first_is_the_full_sort():
