@@ -125,13 +125,13 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
         mirrors = MirrorIndex()
         signatures = PageSignatures(board, renderer_fingerprint)
-        tasks = page_tasks(board, _methodology(renderer, as_of_date), sign=signatures.signed, rows=signatures.rows())
+        tasks = page_tasks(board, _methodology(renderer, as_of_date), signatures)
         with_charts: list[str] = []
         signed_pages: dict[str, list[PageRecord]] = {}
         pages = rendered = built = 0
         with Outputs(out_dir, previous) as outputs:
             for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
-                                     progress=_page_progress(len(tasks), step)):
+                                     progress=_page_progress(step)):
                 if isinstance(task, KeptPages):  # the previous site's pages: their records serve as they are
                     kept = list(chain.from_iterable(task.pages))
                     mirrors.add_entries(kept)
@@ -149,8 +149,8 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
                         with_charts.append(page.html.path)
                     records.append(record)
                     rendered += page.rendered
-                if task.signature is not None:
-                    signed_pages[task.signature] = records
+                if task.signature is not None:  # a kernel's pages are recorded together, a task at a time
+                    signed_pages.setdefault(task.signature, []).extend(records)
                 pages += len(task.pages)
                 built += len(task.pages)
             step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
@@ -254,20 +254,16 @@ class _SiteCheck:
             self._listing.close()
 
 
-def _page_progress(tasks: int, step: Callable[[str], None]) -> Callable[[int], None]:
+def _page_progress(step: Callable[[str], None]) -> Callable[[int, int], None]:
     """"N pages" about ``PROGRESS_LINES`` times in a build, and never more often than every 1,000
     pages: a rebuild takes the unchanged pages of 100,000 runs in a second, which at every 1,000
-    pages printed 160 lines at once."""
-    return _every(max(1000, tasks // PROGRESS_LINES), lambda done: step(f"{done:,} pages"))
-
-
-def _every(step: int, report: Callable[[int], None]) -> Callable[[int], None]:
-    """Progress every ``step`` pages, however many pages each report covers."""
+    pages printed 160 lines at once. Told the pages done and about how many there will be."""
     last = [0]
 
-    def maybe(done: int) -> None:
-        if done // step > last[0] // step:
-            report(done)
+    def maybe(done: int, expected: int) -> None:
+        every = max(1000, expected // PROGRESS_LINES)
+        if done // every > last[0] // every:
+            step(f"{done:,} pages")
         last[0] = done
 
     return maybe

@@ -8,9 +8,11 @@ what the build needs to know about them (paths, hashes, whether charts are still
 Results come back in task order, so the site is the same whether one process rendered it or several.
 
 Two shortcuts on a rebuild. A signed task whose pages the previous site holds under the same
-signature (``signatures``) is not run at all: its pages are taken as they are, in order, many
-tasks in one report (``KeptPages``), so the pages of unchanged kernels cost a dictionary lookup
-each and no message (and a task whose pages cannot be taken after all is built by the parent).
+signature (``signatures``) is not run at all: its pages are taken as they are, many tasks in one
+report (``KeptPages``), so they cost a dictionary lookup and no message (and a task whose pages
+cannot be taken after all is built by the parent). A kernel's pages are one such task, kept
+before anything else, unplanned (``context.kernels``); a changed kernel's are planned a task
+per page, to be shared like any others.
 And a page whose mirror is byte-identical to the one in the previous site is not rendered again
 when the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model
 alone, so the previous HTML is kept as it is.
@@ -28,11 +30,13 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from typing import NamedTuple
 
 from .chart_svg import ChartRenderer
 from .context import PageTask
+from .context.kernels import KernelPage, KernelPages
 from .manifest import FileRecord, PageRecord
 from .render import Renderer, mirror_json
 from .write import Staging
@@ -45,8 +49,9 @@ CHUNK = 32
 # Below this many tasks to build, forking costs more than it saves (a site too small to share its
 # rebuild, ``SHARE_FROM``, or a build from scratch of a small site).
 PARALLEL_FROM = 500
-# A rebuild of a site of this many tasks signs them, and builds the changed ones, in this process
-# and one worker forked before anything is signed (``_rebuild_shared``). At 100,000 runs, signing
+# A rebuild of a site of this many pages (about: the pages kept with their kernels and the tasks
+# left) signs its tasks, and builds the changed ones, in this process and one worker forked before
+# anything is signed (``_rebuild_shared``). At 100,000 runs, signing
 # takes more than a second, and a one-run rebuild builds about 500 to 1,200 tasks (a kernel's
 # pages, the ledger pages showing its groups, the GPU and model pages, up to 0.2 s each) while
 # 163,000 unchanged pages are taken: one core did it all, the other idle.
@@ -77,7 +82,7 @@ class TaskPages(NamedTuple):
     """The pages one task built, with what the parent knows of the task (never sent by a worker)."""
 
     pages: list[RenderedPage]
-    signature: str | None  # of a signed task (``signatures``)
+    signature: str | None  # recorded under: a signed task's (``signatures``), or a planned kernel page's kernel's
 
 
 class KeptPages(NamedTuple):
@@ -185,26 +190,58 @@ class _Ends:
 
 
 def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging, *, reuse_pages: bool = False,
-                 workers: int | None = None, progress: Callable[[int], None] = lambda _: None
+                 workers: int | None = None, progress: Callable[[int, int], None] = lambda _done, _expected: None
                  ) -> Iterator[TaskPages | KeptPages]:
-    """The pages of every task, written into ``staging``, reported in task order. Chart specs the
-    workers met are handed to ``renderer.charts``."""
+    """The pages of every task, written into ``staging``, reported in task order (but a rebuild's
+    kept kernels, reported first). Chart specs the workers met are handed to ``renderer.charts``.
+    ``progress``: the pages done so far and about how many there will be."""
     global _job
     previous_pages = staging.previous.pages if staging.previous is not None else {}
+    tasks, kept = _planned(tasks, previous_pages, staging)
+    kept_count = sum(map(len, kept.pages))
     workers = workers or os.cpu_count() or 1
     if "fork" not in multiprocessing.get_all_start_methods():
         workers = 1
     _job = _Job(tasks, renderer, staging, reuse_pages)
+    counted = partial(_counted, progress, kept_count, kept_count + len(tasks))
     try:
+        if kept.pages:
+            counted(0)
+            yield kept
         if not previous_pages:  # every task is built: signatures are worked out once the workers are at work
-            yield from _build(list(range(len(tasks))), None, workers, progress)
-        elif workers > 1 and len(tasks) >= SHARE_FROM:
-            yield from _rebuild_shared(previous_pages, workers, progress)
+            yield from _build(list(range(len(tasks))), None, workers, counted)
+        elif workers > 1 and kept_count + len(tasks) >= SHARE_FROM:
+            yield from _rebuild_shared(previous_pages, workers, counted)
         else:
             signatures = [_signature(task) for task in tasks]
-            yield from _build(_changed(signatures, previous_pages), signatures, workers, progress)
+            yield from _build(_changed(signatures, previous_pages), signatures, workers, counted)
     finally:
         _job = None
+
+
+def _counted(progress: Callable[[int, int], None], kept: int, expected: int, done: int) -> None:
+    progress(kept + done, expected)
+
+
+def _planned(tasks: Sequence[PageTask], previous_pages: dict[str, list[PageRecord]], staging: Staging
+             ) -> tuple[list[PageTask], KeptPages]:
+    """The tasks to run, each kernel's pages planned one task each (``context.kernels``), but for the
+    kernels whose pages the previous site holds under the same signature: those are kept as they
+    are, unplanned, and reported at once."""
+    planned: list[PageTask] = []
+    kept = KeptPages([], [])
+    for task in tasks:
+        if not isinstance(task, KernelPages):
+            planned.append(task)
+            continue
+        # A build from scratch asks for no signature here (``_build``).
+        listed = previous_pages.get(task.signature) if previous_pages else None
+        if listed and staging.keep_pages(listed):
+            kept.signatures.append(task.signature)
+            kept.pages.append(listed)
+        else:
+            planned.extend(task.tasks())
+    return planned, kept
 
 
 def _changed(signatures: list[str | None], previous_pages: dict[str, list[PageRecord]]) -> list[int]:
@@ -360,6 +397,16 @@ def _signature(task: PageTask) -> str | None:
     return getattr(task, "signature", None)
 
 
+def _recorded_as(number: int, signature: str | None) -> str | None:
+    """The signature the pages of task ``number`` are recorded under: its own (``signature``), or
+    for a page of a kernel planned here, its kernel's (whose other pages join it)."""
+    if signature is None:
+        task = _job.tasks[number]  # type: ignore[union-attr]
+        if isinstance(task, KernelPage) and task.kernel is not None:
+            return task.kernel.signature
+    return signature
+
+
 def _in_order(signatures: list[str | None], built: Callable[[int], list[RenderedPage] | None],
               progress: Callable[[int], None]) -> Iterator[TaskPages | KeptPages]:
     """Each task's pages in task order: ``built`` gives those of a task to build (None for the
@@ -387,7 +434,7 @@ def _in_order(signatures: list[str | None], built: Callable[[int], list[Rendered
         if pages is not None:
             done += len(pages)
             progress(done)
-            yield TaskPages(pages, signature)
+            yield TaskPages(pages, _recorded_as(number, signature))
     if kept.pages:
         progress(done)
         yield kept

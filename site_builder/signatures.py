@@ -1,5 +1,4 @@
-"""Page signatures: which kernel, run, group and implementation pages cannot have changed, decided
-before building them.
+"""Page signatures: which pages cannot have changed, decided before building them.
 
 Run and comparison-group pages are nine in ten of a site's pages, kernel pages (one per workload)
 the heaviest. Building a page's view model costs more than comparing anything, so a rebuild needs
@@ -17,6 +16,8 @@ the kernel's headline workload (which decides workload URLs) counts eligible run
 workloads, and a group's label depends on its sibling groups. A superseding run from another
 kernel is named in the superseded run's part, so adding or removing it changes that part too. A
 change to one run thus rebuilds the pages of one kernel; a change to anything else, all of them.
+So the kernel's pages are signed as one: ``kernel`` signs the task of all of them
+(``context.kernels.KernelPages``), which a rebuild keeps whole, unplanned, or plans and builds.
 
 The records ledger and the challenge lists cut across every kernel (a page of 200 rows has rows
 of a hundred kernels), so they are signed finer, by the comparison groups whose rows they show
@@ -71,23 +72,12 @@ class SignedTask:
         return self.build()
 
 
-class SignedPage(SignedTask):
-    """A ``SignedTask`` whose ``build`` makes one page, returned alone in a tuple: no wrapper made
-    per task to do so (164,000 at 100,000 runs, each a closure kept until the build ends)."""
-
-    __slots__ = ()
-
-    def __call__(self) -> Iterable[Page]:
-        return (self.build(),)
-
-
 class PageSignatures:
     """The signatures of a build's pages (module docstring); what they share is hashed on the
     first signature asked for."""
 
     def __init__(self, board: Leaderboard, renderer_fingerprint: str):
         self._board, self._renderer = board, renderer_fingerprint
-        self._prefixes: dict[str, bytes] = {}  # a kernel's signature and "|", encoded once for its pages
 
     @cached_property
     def shared(self) -> str:
@@ -110,7 +100,7 @@ class PageSignatures:
         return {name: f"\0{name}\t{_content(runs[name])}\t{superseded_by.get(name, '')}".encode() for name in board.runs}
 
     @cached_property
-    def _operations(self) -> dict[str, str]:
+    def _kernels(self) -> dict[str, str]:
         by_operation: dict[str, list[str]] = {}
         for run in self._board.runs.values():
             by_operation.setdefault(run.operation, []).append(run.name)
@@ -122,20 +112,11 @@ class PageSignatures:
         digest.update(b"".join([self.run_parts[name] for name in sorted(names)]))
         return digest.hexdigest()
 
-    def operation(self, name: str) -> str:
-        """The signature of every run and group page of the kernel ``name``."""
-        return self._operations.get(name) or self.runs_digest([])
-
-    def signed(self, operation: str, build: Callable[[], Page], page: str) -> SignedPage:
-        """A task that builds the one page ``page`` with ``build``, marked with its kernel's signature."""
-        return SignedPage(partial(self._page_signature, operation, page), build)
-
-    def _page_signature(self, operation: str, page: str) -> str:
-        """sha256 of "<the kernel's signature>|<page>"."""
-        prefix = self._prefixes.get(operation)
-        if prefix is None:
-            prefix = self._prefixes[operation] = f"{self.operation(operation)}|".encode()
-        return hashlib.sha256(prefix + page.encode()).hexdigest()
+    def kernel(self, operation: str) -> str:
+        """The signature of every page of the kernel ``operation`` (``context.kernels``): its runs and
+        its name (two kernels without runs have different pages)."""
+        runs = self._kernels.get(operation) or self.runs_digest([])
+        return hashlib.sha256(f"{runs}|{operation}".encode()).hexdigest()
 
     def rows(self) -> RowSignatures:
         """What signs the pages of rows from many groups, for one planning of the pages: it keeps

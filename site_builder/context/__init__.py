@@ -2,7 +2,8 @@
 
 The pages are planned as tasks, in the order the site lists them: each task builds one page (or
 a few small ones) when called, so the renderer can spread tasks over processes and still put
-every page back in this order.
+every page back in this order. A rebuild's planning leaves a kernel's pages as one task, which
+the renderer keeps whole or plans a page at a time (``kernels``).
 """
 
 from __future__ import annotations
@@ -11,15 +12,12 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
-from ..signatures import RowSignatures
+from ..signatures import PageSignatures
 from ..views import Page
-from .catalog import (
-    CatalogIndex, environment_pages, hardware_pages, implementation_tasks, listing_pages, protocol_pages, source_pages,
-)
+from .catalog import CatalogIndex, environment_pages, hardware_pages, listing_pages, protocol_pages, source_pages
 from .common import ViewFactory
 from .discover import discover_tasks
-from .kernel import kernel_tasks
-from .run import Sign, group_tasks, run_tasks
+from .kernels import KernelPlans
 from .site import challenges_tasks, index_page, methodology_page
 
 PageTask = Callable[[], Iterable[Page]]
@@ -29,30 +27,24 @@ def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
 
 
-def _one_page(operation: str, build: Callable[[], Page], page: str) -> PageTask:
-    """A plain build's task of one page, left unsigned: ``page_tasks``'s default ``sign``."""
-    return _one(build)
+def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None = None) -> list[PageTask]:
+    """With ``signatures``, the tasks a rebuild can skip are signed: the pages that read one
+    kernel's runs only (kernel, run, group and implementation pages) are one task per kernel
+    (``kernels.KernelPages``), and the pages of rows from many kernels' groups (records ledger,
+    challenge lists) are signed by those groups (``signatures.RowSignatures``). Without, every
+    page is a task of its own, unsigned."""
+    with paused_gc(keep=True):  # 160,000 tasks at 100,000 runs in a build from scratch, kept until the pages are rendered
+        return _page_tasks(board, methodology_markdown, signatures)
 
 
-def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = _one_page,
-               rows: RowSignatures | None = None) -> list[PageTask]:
-    """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
-    implementation pages) for a rebuild to skip, and makes each a task of its one page
-    (``signatures.PageSignatures.signed``); ``rows`` marks those of the pages of rows from many
-    kernels' groups (records ledger, challenge lists)."""
-    with paused_gc(keep=True):  # 160,000 tasks at 100k runs, kept until the pages are rendered
-        return _page_tasks(board, methodology_markdown, sign, rows)
-
-
-def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign, rows: RowSignatures | None) -> list[PageTask]:
+def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None) -> list[PageTask]:
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
+    kernels = KernelPlans(factory, index)
+    rows = signatures.rows() if signatures is not None else None
     return [
         _one(lambda: index_page(factory)),
-        *kernel_tasks(factory, sign),
-        *group_tasks(factory, sign),
-        *run_tasks(factory, sign),
-        *implementation_tasks(factory, index, sign),
+        *(kernels.signed(signatures) if signatures is not None else kernels.plain()),
         lambda: hardware_pages(factory, index),
         lambda: environment_pages(factory, index),
         lambda: protocol_pages(factory, index),

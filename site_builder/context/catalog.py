@@ -15,7 +15,6 @@ from ..views import (
     ProtocolPage, RecordHeld, SourcePage,
 )
 from .common import LIST_LIMIT, ViewFactory, unchecked
-from .run import Sign, unsigned
 
 
 class CatalogIndex:
@@ -81,14 +80,6 @@ def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:
     return unchecked(EvidenceRow, operation=factory.operation_link(run.operation),
                      workload=factory.workload_link(run.workload), cohort=factory.cohort_link(cohort),
                      gpu=cohort.gpu.label, row=factory.row(run), group_size=len(cohort.rows))
-
-
-def implementation_tasks(factory: ViewFactory, index: CatalogIndex,
-                         sign: Sign = unsigned) -> Iterator[Callable[[], ImplementationPage]]:
-    """One task per implementation: the pages with the most rows, so they spread over the workers.
-    An implementation has runs of its own kernel only, so its page is signed by that kernel."""
-    for name, entity in sorted(factory.catalog.implementations.items()):
-        yield sign(entity.refs["operation"].name, partial(implementation_page, factory, index, name), urls.implementation(name))
 
 
 def implementation_page(factory: ViewFactory, index: CatalogIndex, name: str) -> ImplementationPage:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
 from datetime import datetime
@@ -16,7 +16,6 @@ from ..views import (
     HeadlineView, ImplementationRow, KernelPage, LanguageBestView, WorkloadLink,
 )
 from .common import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
-from .run import Sign, unsigned
 
 
 def workloads_of(factory: ViewFactory) -> dict[str, list[Entity]]:
@@ -50,17 +49,14 @@ class _KernelFacts:
     last_observed: datetime | None
 
 
-def kernel_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], KernelPage]]:
-    implementations_by_operation: dict[str, list[str]] = {}
-    for name, implementation in sorted(factory.catalog.implementations.items()):
-        implementations_by_operation.setdefault(implementation.refs["operation"].name, []).append(name)
-    for operation_name, workloads in workloads_of(factory).items():
-        # Gathered when the kernel's first page is built (in a render worker), not while the pages
-        # are planned: a pass over all the kernel's runs, and a rebuild builds few kernels' pages.
-        shared = cache(partial(_kernel_facts, factory, operation_name, workloads,
-                               implementations_by_operation.get(operation_name, [])))
-        for workload in workloads:
-            yield sign(operation_name, partial(_kernel_page_with, factory, shared, workload), factory.workload_url(workload.name))
+def kernel_pages(factory: ViewFactory, operation: str, workloads: list[Entity],
+                 implementations: list[str]) -> list[Callable[[], KernelPage]]:
+    """What builds each page of the kernel ``operation``: one per workload (``workloads_of``'s order);
+    ``implementations``: the kernel's, by name."""
+    # Gathered when the kernel's first page is built (in a render worker), not while the pages
+    # are planned: a pass over all the kernel's runs.
+    shared = cache(partial(_kernel_facts, factory, operation, workloads, implementations))
+    return [partial(_kernel_page_with, factory, shared, workload) for workload in workloads]
 
 
 def _kernel_page_with(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity) -> KernelPage:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from .. import urls
 from ..charts import history_chart
@@ -18,24 +17,14 @@ from ..views import (
 )
 from .common import ViewFactory, as_float, unchecked, unchecked_page
 
-# Marks a task with its kernel and page so a rebuild can skip it when nothing it reads changed
-# (``signatures``); the plain build leaves tasks as they are.
-Sign = Callable[[str, Callable[[], Any], str], Callable[[], Any]]
-
-
-def unsigned(operation: str, task: Callable[[], Any], page: str) -> Callable[[], Any]:
-    return task
-
-
 # Timing statistics in the order a reader scans them.
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
 
 
-def run_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], RunPage]]:
-    facts, run_files = factory.board.runs, factory.catalog.runs
-    superseded_by = {run.supersedes: run.name for run in facts.values() if run.supersedes}
-    for name in sorted(run_files):
-        yield sign(facts[name].operation, partial(_run_page, factory, run_files[name], superseded_by.get(name)), urls.run(name))
+def run_pages(factory: ViewFactory, names: list[str], superseded_by: dict[str, str]) -> list[Callable[[], RunPage]]:
+    """What builds the page of each run of ``names``; ``superseded_by``: run -> the run that supersedes it."""
+    run_files = factory.catalog.runs
+    return [partial(_run_page, factory, run_files[name], superseded_by.get(name)) for name in names]
 
 
 def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -> RunPage:
@@ -134,11 +123,12 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
     )
 
 
-def group_tasks(factory: ViewFactory, sign: Sign = unsigned) -> Iterator[Callable[[], GroupPage]]:
-    board = factory.board
-    for workload, cohorts in sorted(board.workload_cohorts.items()):
-        for cohort in cohorts:
-            yield sign(cohort.operation, partial(_group_page, factory, cohort, cohorts), urls.group(cohort.key))
+def group_pages(factory: ViewFactory, workloads: list[str]) -> list[Callable[[], GroupPage]]:
+    """What builds the page of each comparison group of ``workloads``, in order, each workload's
+    default (largest) group first."""
+    workload_cohorts = factory.board.workload_cohorts
+    return [partial(_group_page, factory, cohort, cohorts)
+            for cohorts in map(workload_cohorts.get, workloads) if cohorts for cohort in cohorts]
 
 
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:

@@ -20,6 +20,7 @@ from site_builder.build import build_site
 from site_builder.cache import default_cache_dir
 from site_builder.chart_svg import ChartRenderer
 from site_builder.context import page_tasks
+from site_builder.context.kernels import KernelPages
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.manifest import SiteManifest, manifest_path
 from site_builder.repository import load_catalog
@@ -65,6 +66,25 @@ def test_one_changed_run_rerenders_only_what_depends_on_it_and_matches_a_clean_b
     second = build_site(data, site, AS_OF)
     assert not second.up_to_date
     assert 0 < second.rendered < first.rendered / 4 and second.reused > first.files / 2
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def test_a_rebuild_plans_the_pages_of_the_changed_kernel_only(built, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other kernels' pages are kept whole, without planning a task for any of them (``context.kernels``)."""
+    data, site, _ = built
+    planned: list[str] = []
+    real = KernelPages.tasks
+
+    def counted(kernel: KernelPages):
+        planned.append(kernel.operation)
+        return real(kernel)
+
+    monkeypatch.setattr(KernelPages, "tasks", counted)
+    changed = change_one_run(data)
+    build_site(data, site, AS_OF)
+    board = derive_leaderboard(load_catalog(data, None, cache=False), AS_OF)
+    assert planned == [board.runs[changed.stem].operation]
+    assert len(board.catalog.operations) > 1
     assert files(site) == clean_build(data, data.parent / "clean")
 
 
@@ -229,10 +249,15 @@ def test_a_build_from_scratch_records_the_signatures_that_planning_gives(synthet
     assert manifest is not None
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
     signatures = PageSignatures(board, manifest.renderer)
-    tasks = page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows())
+    tasks = page_tasks(board, "methodology", signatures)
     planned = [task.signature for task in tasks if isinstance(task, SignedTask)]
-    assert len(set(planned)) == len(planned) > len(tasks) / 2
+    kernels = [task for task in tasks if isinstance(task, KernelPages)]
+    assert len(set(planned)) == len(planned) and len(kernels) > 1
     assert set(manifest.pages) == set(planned)
+    # A kernel's pages are recorded under its signature, all of them, as planning them gives them.
+    for kernel in kernels:
+        assert [page.html for page in manifest.pages[kernel.signature]] == [
+            page.html for task in kernel.tasks() for page in task()]
 
 
 @pytest.fixture
@@ -271,8 +296,7 @@ def test_both_ends_sign_a_share_and_the_signatures_are_planning_s(synthetic: Pat
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
 
     def signed_tasks():
-        signatures = PageSignatures(board, "renderer")
-        return page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows())
+        return page_tasks(board, "methodology", PageSignatures(board, "renderer"))
 
     tasks, here, real = signed_tasks(), os.getpid(), render_pool._signature
 

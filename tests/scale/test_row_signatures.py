@@ -11,7 +11,8 @@ from site_builder.context import page_tasks
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
-from site_builder.signatures import PageSignatures, SignedPage, SignedTask
+from site_builder.context.kernels import KernelPages
+from site_builder.signatures import PageSignatures, SignedTask
 
 from .test_incremental_build import change_one_run
 
@@ -24,7 +25,7 @@ def signed_row_pages(data: Path) -> dict[str, tuple[str, str]]:
     board = derive_leaderboard(load_catalog(data, None, cache=False), AS_OF)
     signatures = PageSignatures(board, "renderer")
     found = {}
-    for task in page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows()):
+    for task in page_tasks(board, "methodology", signatures):
         if isinstance(task, SignedTask):
             for page in task():
                 if page.kind in ROW_PAGES:
@@ -47,16 +48,17 @@ def test_a_changed_run_changes_the_signature_of_every_row_page_it_changes_and_fe
 
 
 def test_signed_tasks_build_the_pages_of_the_plain_build(synthetic: Path) -> None:
-    """A kernel's, run's, group's or implementation's signed task returns its one page itself
-    (``signatures.SignedPage``): the same pages, in the same order, as the plain build's tasks."""
+    """A kernel's pages are one signed task (``context.kernels.KernelPages``) that plans one task
+    per page: the same pages, in the same order, as the plain build's tasks."""
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
-    signatures = PageSignatures(board, "renderer")
-    signed = page_tasks(board, "methodology", sign=signatures.signed, rows=signatures.rows())
+    signed = page_tasks(board, "methodology", PageSignatures(board, "renderer"))
     plain = page_tasks(board, "methodology")
-    assert len(signed) == len(plain)
-    one_page = [number for number, task in enumerate(signed) if isinstance(task, SignedPage)]
-    assert {page.kind for number in one_page for page in plain[number]()} >= {"kernel", "run", "group", "implementation"}
-    for number in one_page:
-        built = signed[number]()
-        assert isinstance(built, tuple) and len(built) == 1
-        assert [mirror_json(page) for page in built] == [mirror_json(page) for page in plain[number]()]
+    kernels = [task for task in signed if isinstance(task, KernelPages)]
+    planned = [page_task for kernel in kernels for page_task in kernel.tasks()]
+    assert len(signed) - len(kernels) + len(planned) == len(plain)
+    assert {page.kind for task in planned for page in task()} == {"kernel", "run", "group", "implementation"}
+    flattened = [page_task for task in signed for page_task in (task.tasks() if isinstance(task, KernelPages) else [task])]
+    for number, task in enumerate(flattened):
+        assert [mirror_json(page) for page in task()] == [mirror_json(page) for page in plain[number]()]
+    # The kernel's task itself builds its pages, in the same order.
+    assert [mirror_json(page) for page in kernels[0]()] == [mirror_json(page) for task in kernels[0].tasks() for page in task()]
