@@ -205,14 +205,13 @@ def render_pages(tasks: Sequence[PageTask], renderer: Renderer, staging: Staging
     _job = _Job(tasks, renderer, staging, reuse_pages)
     counted = partial(_counted, progress, kept_count, kept_count + len(tasks))
     try:
-        if kept.pages:
-            counted(0)
-            yield kept
         if not previous_pages:  # every task is built: signatures are worked out once the workers are at work
             yield from _build(list(range(len(tasks))), None, workers, counted)
         elif workers > 1 and kept_count + len(tasks) >= SHARE_FROM:
-            yield from _rebuild_shared(previous_pages, workers, counted)
+            yield from _rebuild_shared(previous_pages, kept, workers, counted)
         else:
+            if kept.pages:
+                yield kept
             signatures = [_signature(task) for task in tasks]
             yield from _build(_changed(signatures, previous_pages), signatures, workers, counted)
     finally:
@@ -287,18 +286,22 @@ def _each_built_task(chunks: Iterator[tuple[list[list[RenderedPage]], dict[str, 
         yield from chunk
 
 
-def _rebuild_shared(previous_pages: dict[str, list[PageRecord]], workers: int,
+def _rebuild_shared(previous_pages: dict[str, list[PageRecord]], kept: KeptPages, workers: int,
                     progress: Callable[[int], None]) -> Iterator[TaskPages | KeptPages]:
     """A rebuild of a large site, on two cores from the start: one forked worker and this process
     sign the tasks from either end until they meet, then build the changed ones the same way,
     while this process also takes the unchanged pages and hands every task's pages on, in order.
+    The kept kernels' pages (``kept``) are handed on first, while the worker starts signing.
     Where many tasks changed, a pool builds them instead, and this process none: its memory then
     stays what a build from scratch needs."""
     assert _job is not None
     _job.ends = _Ends(len(_job.tasks))
     gc.freeze()  # as before any fork (``_build``)
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        signatures = _sign_from_both_ends(pool)
+        theirs = pool.apply_async(_sign_from_the_end)
+        if kept.pages:
+            yield kept
+        signatures = _sign_from_both_ends(theirs)
         to_build = _changed(signatures, previous_pages)
         if len(to_build) < POOL_FROM:
             yield from _build_from_both_ends(pool, signatures, to_build, progress)
@@ -306,13 +309,13 @@ def _rebuild_shared(previous_pages: dict[str, list[PageRecord]], workers: int,
     yield from _build(to_build, signatures, workers, progress)
 
 
-def _sign_from_both_ends(pool) -> list[str | None]:
+def _sign_from_both_ends(theirs) -> list[str | None]:
     """Every task's signature (``_signature``), worked out here from the first task on and by the
-    worker from the last one back. Most of signing's cost is at the end (the ledger pages, each
-    hashing a group per row), where the worker starts: the two meet wherever their shares weigh the same."""
+    worker from the last one back (``theirs``: its ``_sign_from_the_end``, started). Most of
+    signing's cost is at the end (the ledger pages, each hashing a group per row), where the
+    worker starts: the two meet wherever their shares weigh the same."""
     assert _job is not None
     tasks, ends = _job.tasks, _job.ends
-    theirs = pool.apply_async(_sign_from_the_end)
     signatures: list[str | None] = []
     while taken := ends.take_first(SIGN_CHUNK):
         signatures.extend([_signature(tasks[number]) for number in taken])

@@ -310,7 +310,7 @@ def test_both_ends_sign_a_share_and_the_signatures_are_planning_s(synthetic: Pat
     render_pool._job = render_pool._Job(tasks, None, None, False, ends)  # type: ignore[arg-type]
     try:
         with multiprocessing.get_context("fork").Pool(1) as pool:
-            both = render_pool._sign_from_both_ends(pool)
+            both = render_pool._sign_from_both_ends(pool.apply_async(render_pool._sign_from_the_end))
     finally:
         render_pool._job = None
     assert both == [getattr(task, "signature", None) for task in signed_tasks()]
