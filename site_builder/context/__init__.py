@@ -7,23 +7,20 @@ every page back in this order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
 from ..signatures import RowSignatures
 from ..views import Page
 from .catalog import (
-    CatalogIndex, environment_pages, hardware_pages, implementation_tasks, listing_pages, protocol_pages, source_pages,
+    CatalogIndex, environment_tasks, hardware_tasks, implementation_tasks, listing_tasks, protocol_tasks, source_tasks,
 )
-from .common import ViewFactory
+from .common import PageTask, ViewFactory
 from .discover import discover_tasks
 from .kernel import kernel_tasks
 from .run import Sign, group_tasks, run_tasks
 from .site import challenges_tasks, index_page, methodology_page
-
-PageTask = Callable[[], Iterable[Page]]
-
 
 def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
@@ -39,7 +36,8 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign = _one_
     """``sign`` marks the tasks of pages that read one kernel's runs only (kernel, run, group and
     implementation pages) for a rebuild to skip, and makes each a task of its one page
     (``signatures.PageSignatures.signed``); ``rows`` marks those of the pages of rows from many
-    kernels' groups (records ledger, challenge lists)."""
+    kernels' groups (records ledger, challenge lists) and of the pages of what many kernels' runs
+    refer to (hardware, environments, protocols, sources, their lists, GPUs and models)."""
     with paused_gc(keep=True):  # 160,000 tasks at 100k runs, kept until the pages are rendered
         return _page_tasks(board, methodology_markdown, sign, rows)
 
@@ -53,11 +51,11 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, sign: Sign, rows:
         *group_tasks(factory, sign),
         *run_tasks(factory, sign),
         *implementation_tasks(factory, index, sign),
-        lambda: hardware_pages(factory, index),
-        lambda: environment_pages(factory, index),
-        lambda: protocol_pages(factory, index),
-        lambda: source_pages(factory, index),
-        lambda: listing_pages(factory, index),
+        *hardware_tasks(factory, index, rows),
+        *environment_tasks(factory, index, rows),
+        *protocol_tasks(factory, index, rows),
+        *source_tasks(factory, index, rows),
+        *listing_tasks(factory, index, rows),
         *challenges_tasks(factory, rows),
         _one(lambda: methodology_page(factory, methodology_markdown)),
         *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
