@@ -7,12 +7,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from itertools import islice
+from itertools import chain, islice, takewhile
 from operator import attrgetter
 
 from .. import urls
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort
+from ..derive.ranking import RankedRow
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
     RECENT_BREAKS, FieldIn, FieldReads, LedgerEntry, by_evidence, by_source, pages,
@@ -438,7 +439,13 @@ def gpu_summary(context: DiscoverContext, key: GpuKey) -> GpuSummary:
         last_observed=max((max(map(_OBSERVED_AT, c.runs)) for c in cohorts), default=None))
 
 
-_OPERATION, _OBSERVED_AT = attrgetter("operation"), attrgetter("observed_at")
+_OPERATION, _OBSERVED_AT, _RUNS, _ROWS = attrgetter("operation"), attrgetter("observed_at"), attrgetter("runs"), attrgetter("rows")
+_RUN_IMPLEMENTATION = attrgetter("run.implementation")
+
+
+def _first(row: RankedRow) -> bool:
+    """Rows come in rank order: those ranked #1 first."""
+    return row.rank == 1
 
 
 def gpu_pages(context: DiscoverContext) -> Iterator[GpuPage]:
@@ -462,17 +469,18 @@ def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
     coverage = []
     for family, names in context.families.items():
         family_cohorts = [c for name in names for c in by_operation.get(name, ())]
-        rows = [row for c in family_cohorts for row in c.rows]
+        # Read in C (map, attrgetter): a family's groups on a GPU are thousands at 100,000 runs.
+        implementations = list(map(_RUN_IMPLEMENTATION, chain.from_iterable(map(_ROWS, family_cohorts))))
         coverage.append(FamilyCoverage(
             family=family, operations=len(names),
             measured=[factory.operation_link(name) for name in names if name in by_operation],
             never_measured=[factory.operation_link(name) for name in names if name not in by_operation],
-            eligible_runs=len(rows), with_source=sum(1 for row in rows if context.has_source(row.run.implementation)),
-            records=len(family_cohorts), last_observed=max((c.last_observed for c in family_cohorts), default=None)))
+            eligible_runs=len(implementations), with_source=sum(map(context.with_source.__contains__, implementations)),
+            records=len(family_cohorts),
+            last_observed=max(map(_OBSERVED_AT, chain.from_iterable(map(_RUNS, family_cohorts))), default=None)))
     holders: Counter = Counter()
     for cohort in cohorts:
-        for implementation in {row.run.implementation for row in cohort.rows if row.rank == 1}:
-            holders[implementation] += 1
+        holders.update({row.run.implementation for row in takewhile(_first, cohort.rows)})
     runs = found.runs_by_gpu.get(key.slug, [])
     environments = sorted(env for env, gpu in found.gpu_of_environment.items() if gpu.slug == key.slug)
     return GpuPage(
