@@ -39,27 +39,20 @@ class CatalogIndex:
         self._cohorts_by: dict[str, dict[str, list[Cohort]]] = {}
 
     def runs(self, kind: str, name: str) -> list[RunFacts]:
-        """The runs (in the board's order) whose ``kind`` ("implementation", "environment",
-        "protocol", "source" or "hardware") is ``name``."""
+        """The runs (in the board's order) whose ``kind`` ("implementation", "environment" or
+        "protocol") is ``name``."""
         found = self._runs_by.get(kind)
         if found is None:
-            found = self._runs_by[kind] = _by(self.factory.board.runs.values(), self._key(kind))
+            found = self._runs_by[kind] = _by(self.factory.board.runs.values(), attrgetter(kind))
         return found.get(name, [])
 
-    def _key(self, kind: str) -> Callable[[RunFacts], str | None]:
-        board, run_files = self.factory.board, self.factory.catalog.runs
-        if kind == "source":
-            return lambda run: getattr(run_files[run.name].spec.sourceNative, "source", None)
-        if kind == "hardware":
-            return lambda run: board.gpus[run.environment].datasheet
-        return attrgetter(kind)
-
     def run_count(self, kind: str, name: str) -> int:
-        """``len(runs(kind, name))``, counted."""
+        """How many runs refer to ``name``, of ``kind`` (as ``run_counts``)."""
         return self.run_counts(kind).get(name, 0)
 
     def run_counts(self, kind: str) -> Counter[str]:
-        """How many runs refer to each ``kind`` (as ``runs``); none count for no name."""
+        """How many runs refer to each implementation, environment, protocol, source (that
+        published them natively) or hardware (their environment's datasheet), by ``kind``."""
         found = self._counts.get(kind)
         if found is None:
             found = self._counts[kind] = self._count(kind)
