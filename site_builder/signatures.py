@@ -35,8 +35,8 @@ what each shows of those runs (``context/catalog.py``'s and ``context/discover.p
 say what, page by page): a count by the count, a list of groups by their keys and labels, what a
 group's rows decide (a leader's row, the records a GPU holds) by the group's ``group`` hash, and a
 model's page, which picks one of each of its kernels' groups per GPU, by every group of those
-kernels. A change to one run's measurement thus rebuilds the pages of its GPU and its model, and
-keeps those of the other GPUs and of every environment, protocol and source.
+kernels. A run whose measurement changes, and which stays eligible, thus rebuilds its GPU's pages
+and its model's, and keeps the other GPUs' and every environment's, protocol's and source's.
 
 Each entity counts by the bytes of its file (the parse cache's content key), so any edit to it,
 metadata included, changes the signature. ``tests/scale/test_incremental_build.py`` checks that
