@@ -30,6 +30,15 @@ kernel's headline workload (which decides the workload's URL). ``group`` hashes 
 what else such a page shows (which rows, in what order, its filters, counts and pager) is
 decided while planning, and the page's signature hashes that as it is.
 
+The pages of what runs of many kernels refer to (a hardware's, environment's, protocol's or
+source's page, their lists, a GPU's and a model's page and theirs) are signed the same way, by
+what each shows of those runs (``context/catalog.py``'s and ``context/discover.py``'s ``*_tasks``
+say what, page by page): a count by the count, a list of groups by their keys and labels, what a
+group's rows decide (a leader's row, the records a GPU holds) by the group's ``group`` hash, and a
+model's page, which picks one of each of its kernels' groups per GPU, by every group of those
+kernels. A run whose measurement changes, and which stays eligible, thus rebuilds its GPU's pages
+and its model's, and keeps the other GPUs' and every environment's, protocol's and source's.
+
 Each entity counts by the bytes of its file (the parse cache's content key), so any edit to it,
 metadata included, changes the signature. ``tests/scale/test_incremental_build.py`` checks that
 builds reusing pages by signature equal builds from scratch.

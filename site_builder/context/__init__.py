@@ -8,20 +8,17 @@ the renderer keeps whole or plans a page at a time (``kernels``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Leaderboard
 from ..signatures import PageSignatures
 from ..views import Page
-from .catalog import CatalogIndex, environment_pages, hardware_pages, listing_pages, protocol_pages, source_pages
-from .common import ViewFactory
+from .catalog import CatalogIndex, environment_tasks, hardware_tasks, listing_tasks, protocol_tasks, source_tasks
+from .common import PageTask, ViewFactory
 from .discover import discover_tasks
 from .kernels import KernelPlans
 from .site import challenges_tasks, index_page, methodology_page
-
-PageTask = Callable[[], Iterable[Page]]
-
 
 def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
@@ -30,9 +27,10 @@ def _one(build: Callable[[], Page]) -> PageTask:
 def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None = None) -> list[PageTask]:
     """With ``signatures``, the tasks a rebuild can skip are signed: the pages that read one
     kernel's runs only (kernel, run, group and implementation pages) are one task per kernel
-    (``kernels.KernelPages``), and the pages of rows from many kernels' groups (records ledger,
-    challenge lists) are signed by those groups (``signatures.RowSignatures``). Without, every
-    page is a task of its own, unsigned."""
+    (``kernels.KernelPages``); the pages of rows from many kernels' groups (records ledger,
+    challenge lists) and of what many kernels' runs refer to (hardware, environments, protocols,
+    sources, their lists, GPUs and models) are signed by what they show of those groups
+    (``signatures.RowSignatures``). Without, every page is a task of its own, unsigned."""
     with paused_gc(keep=True):  # 160,000 tasks at 100,000 runs in a build from scratch, kept until the pages are rendered
         return _page_tasks(board, methodology_markdown, signatures)
 
@@ -45,11 +43,11 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageS
     return [
         _one(lambda: index_page(factory)),
         *(kernels.signed(signatures) if signatures is not None else kernels.plain()),
-        lambda: hardware_pages(factory, index),
-        lambda: environment_pages(factory, index),
-        lambda: protocol_pages(factory, index),
-        lambda: source_pages(factory, index),
-        lambda: listing_pages(factory, index),
+        *hardware_tasks(factory, index, rows),
+        *environment_tasks(factory, index, rows),
+        *protocol_tasks(factory, index, rows),
+        *source_tasks(factory, index, rows),
+        *listing_tasks(factory, index, rows),
         *challenges_tasks(factory, rows),
         _one(lambda: methodology_page(factory, methodology_markdown)),
         *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)

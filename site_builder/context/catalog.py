@@ -3,73 +3,107 @@ and a list page for each kind."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, partial
 from operator import attrgetter
+from typing import TypeVar
 
 from .. import urls
+from ..derive.leaderboard import Cohort
 from ..derive.model import RunFacts
+from ..discover.ledger import newest_first
 from ..formatting import number
+from ..signatures import RowSignatures
 from ..views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
     ProtocolPage, RecordHeld, SourcePage,
 )
-from .common import LIST_LIMIT, ViewFactory, unchecked
+from .common import LIST_LIMIT, PageTask, ViewFactory, signed_page, unchecked
+
+T = TypeVar("T")
 
 
 class CatalogIndex:
     """Runs and groups by the entity they refer to, each index gathered on its first use: by the
     render workers, after they fork, rather than while the pages are planned (one core working,
-    the other waiting), and a rebuild that builds no implementation page does not gather that one."""
+    the other waiting), and a rebuild that builds no implementation page does not gather that one.
+    A page that shows how many runs refer to something counts them (``run_count``): a count per
+    name, made in one pass in C, where a list of every run per name took a pass in Python."""
 
     def __init__(self, factory: ViewFactory):
         self.factory = factory
         self._runs_by: dict[str, dict[str, list[RunFacts]]] = {}
+        self._counts: dict[str, Counter[str]] = {}
+        self._cohorts_by: dict[str, dict[str, list[Cohort]]] = {}
 
     def runs(self, kind: str, name: str) -> list[RunFacts]:
-        """The runs (in the board's order) whose ``kind`` ("implementation", "environment",
-        "protocol", "source" or "hardware") is ``name``."""
+        """The runs (in the board's order) whose ``kind`` ("implementation", "environment" or
+        "protocol") is ``name``."""
         found = self._runs_by.get(kind)
         if found is None:
-            found = self._runs_by[kind] = _runs_by(self.factory.board.runs.values(), self._key(kind))
+            found = self._runs_by[kind] = _by(self.factory.board.runs.values(), attrgetter(kind))
         return found.get(name, [])
 
-    def _key(self, kind: str) -> Callable[[RunFacts], str | None]:
-        board, run_files = self.factory.board, self.factory.catalog.runs
+    def run_count(self, kind: str, name: str) -> int:
+        """How many runs refer to ``name``, of ``kind`` (as ``run_counts``)."""
+        return self.run_counts(kind).get(name, 0)
+
+    def run_counts(self, kind: str) -> Counter[str]:
+        """How many runs refer to each implementation, environment, protocol, source (that
+        published them natively) or hardware (their environment's datasheet), by ``kind``."""
+        found = self._counts.get(kind)
+        if found is None:
+            found = self._counts[kind] = self._count(kind)
+        return found
+
+    def _count(self, kind: str) -> Counter[str]:
         if kind == "source":
-            return lambda run: getattr(run_files[run.name].spec.sourceNative, "source", None)
-        if kind == "hardware":
-            return lambda run: board.gpus[run.environment].datasheet
-        return attrgetter(kind)
+            found: Counter[str] = Counter()
+            for (source, _), count in self.source_operations.items():
+                found[source] += count
+            return found
+        if kind == "hardware":  # the runs of a GPU's environments
+            found, gpus = Counter(), self.factory.board.gpus
+            for environment, count in self.run_counts("environment").items():
+                if gpus[environment].datasheet:
+                    found[gpus[environment].datasheet] += count
+            return found
+        return Counter(map(attrgetter(kind), self.factory.board.runs.values()))
 
     @cached_property
-    def cohorts_by_environment(self) -> dict[str, list]:
-        found: dict[str, list] = {}
-        for cohort in self.factory.board.cohorts.values():
-            found.setdefault(cohort.environment, []).append(cohort)
+    def source_operations(self) -> Counter[tuple[str, str]]:
+        """(source, operation) -> how many runs of the kernel the source published natively."""
+        run_files, runs = self.factory.catalog.runs, self.factory.board.runs
+        sources = [getattr(run_files[name].spec.sourceNative, "source", None) for name in runs]
+        found = Counter(zip(sources, map(attrgetter("operation"), runs.values())))
+        for pair in [pair for pair in found if not pair[0]]:  # runs of no source
+            del found[pair]
         return found
 
-    @cached_property
-    def cohorts_by_protocol(self) -> dict[str, list]:
-        found: dict[str, list] = {}
-        for cohort in self.factory.board.cohorts.values():
-            found.setdefault(cohort.protocol, []).append(cohort)
-        return found
+    def cohorts(self, kind: str, name: str) -> list[Cohort]:
+        """The groups (in the board's order) whose ``kind`` ("environment", "protocol" or
+        "hardware") is ``name``."""
+        found = self._cohorts_by.get(kind)
+        if found is None:
+            key = (lambda cohort: cohort.gpu.datasheet) if kind == "hardware" else attrgetter(kind)
+            found = self._cohorts_by[kind] = _by(self.factory.board.cohorts.values(), key)
+        return found.get(name, [])
 
-    def cohort_links(self, cohorts) -> list[Link]:
+    def cohort_links(self, cohorts: list[Cohort]) -> list[Link]:
         factory = self.factory
-        ordered = sorted(cohorts, key=lambda c: (c.operation, c.workload, c.label, c.key))[:LIST_LIMIT]
+        ordered = sorted(cohorts, key=attrgetter("operation", "workload", "label", "key"))[:LIST_LIMIT]
         return [Link(title=f"{factory.operation_link(c.operation).title} · {factory.workload_link(c.workload).title} · {c.label}",
                      url=urls.group(c.key)) for c in ordered]
 
 
-def _runs_by(runs: Iterable[RunFacts], key: Callable[[RunFacts], str | None]) -> dict[str, list[RunFacts]]:
-    """``runs`` by their ``key``, in order; a run without one (None) is left out."""
-    found: dict[str, list[RunFacts]] = {}
-    for run in runs:
-        value = key(run)
+def _by(items: Iterable[T], key: Callable[[T], str | None]) -> dict[str, list[T]]:
+    """``items`` (runs or groups) by their ``key``, in order; one without (None) is left out."""
+    found: dict[str, list[T]] = {}
+    for item in items:
+        value = key(item)
         if value:
-            found.setdefault(value, []).append(run)
+            found.setdefault(value, []).append(item)
     return found
 
 
@@ -111,29 +145,54 @@ def _newest_first(run: RunFacts) -> tuple:
     return (-run.observed_at.timestamp(), run.name)
 
 
-def hardware_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[HardwarePage]:
+def hardware_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
+    """One task per datasheet. Besides the datasheet and its environments (global), a hardware page
+    shows how many runs were measured on the GPU, and its groups' leaders, newest first, each with
+    its group's label, its kernel's headline workload (the workload's URL) and the leader's row:
+    signed by that count and the digest of each group the GPU leads (``RowSignatures.group``: all
+    such a row reads of its group), which changes when any of the group's runs does."""
+    return [signed_page(partial(hardware_page, factory, index, name), urls.hardware(name), signer,
+                        partial(_hardware_reads, index, name))
+            for name in sorted(factory.catalog.hardware)]
+
+
+def _hardware_reads(index: CatalogIndex, name: str, signer: RowSignatures) -> list[str | bytes]:
+    return [str(index.run_count("hardware", name)), b"".join([signer.group(c) for c in _led(index, name)])]
+
+
+def _led(index: CatalogIndex, hardware: str) -> list[Cohort]:
+    """The groups the GPU ``hardware`` leads: those on it with a ranked run."""
+    return [cohort for cohort in index.cohorts("hardware", hardware) if cohort.rows]
+
+
+def hardware_page(factory: ViewFactory, index: CatalogIndex, name: str) -> HardwarePage:
     board = factory.board
-    held: dict[str, list] = {}
-    for cohort in board.cohorts.values():
-        if cohort.leader and cohort.gpu.datasheet:
-            held.setdefault(cohort.gpu.datasheet, []).append(cohort)
-    for name, entity in sorted(factory.catalog.hardware.items()):
-        spec = entity.spec
-        records = sorted(held.get(name, []), key=lambda c: (_newest_first(c.leader.run), c.key))
-        link = factory.hardware_link(name)
-        yield HardwarePage(
-            **factory.page_fields("hardware", link.title, link.url),
-            name=name, description=entity.metadata.description, vendor=spec.vendor, product=spec.product,
-            architecture=spec.architecture, memory=spec.memory, priority=spec.priority,
-            matches=[match.model_dump(exclude_none=True) for match in spec.matches],
-            bandwidth_gbps=_rate(factory, spec.bandwidthGBps),
-            peak_tflops={dtype: _rate(factory, rate) for dtype, rate in spec.peakTflops.items()},
-            environments=[factory.environment_link(env) for env, gpu in sorted(board.gpus.items()) if gpu.datasheet == name],
-            runs=len(index.runs("hardware", name)),
-            records=[RecordHeld(operation=factory.operation_link(c.operation), workload=factory.workload_link(c.workload),
-                                cohort=factory.cohort_link(c), row=factory.row(c.leader.run)) for c in records[:LIST_LIMIT]],
-            records_total=len(records),
-        )
+    entity = factory.catalog.hardware[name]
+    spec = entity.spec
+    led = _led(index, name)
+    records = newest_first(led, _LEADER_OBSERVED_AT, _leader_then_group, LIST_LIMIT)
+    link = factory.hardware_link(name)
+    return HardwarePage(
+        **factory.page_fields("hardware", link.title, link.url),
+        name=name, description=entity.metadata.description, vendor=spec.vendor, product=spec.product,
+        architecture=spec.architecture, memory=spec.memory, priority=spec.priority,
+        matches=[match.model_dump(exclude_none=True) for match in spec.matches],
+        bandwidth_gbps=_rate(factory, spec.bandwidthGBps),
+        peak_tflops={dtype: _rate(factory, rate) for dtype, rate in spec.peakTflops.items()},
+        environments=[factory.environment_link(env) for env, gpu in sorted(board.gpus.items()) if gpu.datasheet == name],
+        runs=index.run_count("hardware", name),
+        records=[RecordHeld(operation=factory.operation_link(c.operation), workload=factory.workload_link(c.workload),
+                            cohort=factory.cohort_link(c), row=factory.row(c.leader.run)) for c in records],
+        records_total=len(led),
+    )
+
+
+_LEADER_OBSERVED_AT = attrgetter("leader.run.observed_at")
+
+
+def _leader_then_group(cohort: Cohort) -> tuple[str, str]:
+    """What orders groups whose leaders were observed at the same time."""
+    return cohort.leader.run.name, cohort.key  # type: ignore[union-attr]
 
 
 def _rate(factory: ViewFactory, rate) -> CitedRateView:
@@ -141,74 +200,147 @@ def _rate(factory: ViewFactory, rate) -> CitedRateView:
     return CitedRateView(value=rate.value, source=Link(title=source.title, url=source.url), note=rate.cite.note)
 
 
-def environment_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[EnvironmentPage]:
-    for name, entity in sorted(factory.catalog.environments.items()):
-        view = factory.environment(name)
-        yield EnvironmentPage(
-            **factory.page_fields("environment", view.title, view.url),
-            environment=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
-            runs=len(index.runs("environment", name)),
-            cohorts=index.cohort_links(index.cohorts_by_environment.get(name, [])),
-            cohorts_total=len(index.cohorts_by_environment.get(name, [])),
-        )
+def environment_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None
+                      ) -> list[PageTask]:
+    """One task per environment. Besides the environment itself (global), its page shows how many
+    runs were measured there and links its groups by their kernel, workload (titles: global) and
+    label: signed by that count and each group's key and label."""
+    return [signed_page(partial(environment_page, factory, index, name), urls.environment(name), signer,
+                        partial(_groups_reads, index, "environment", name))
+            for name in sorted(factory.catalog.environments)]
 
 
-def protocol_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[ProtocolPage]:
-    for name, entity in sorted(factory.catalog.protocols.items()):
-        view = factory.protocol(name)
-        yield ProtocolPage(
-            **factory.page_fields("protocol", view.title, urls.protocol(name)),
-            protocol=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
-            runs=len(index.runs("protocol", name)),
-            cohorts=index.cohort_links(index.cohorts_by_protocol.get(name, [])),
-            cohorts_total=len(index.cohorts_by_protocol.get(name, [])),
-        )
+def _groups_reads(index: CatalogIndex, kind: str, name: str, signer: RowSignatures) -> list[str]:
+    """What an environment's or a protocol's page shows of its runs and groups (a group's key
+    says its kernel and workload)."""
+    cohorts = index.cohorts(kind, name)
+    return [str(index.run_count(kind, name)), "\0".join(map(_KEY, cohorts)), "\0".join(map(_LABEL, cohorts))]
 
 
-def source_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[SourcePage]:
+_KEY, _LABEL = attrgetter("key"), attrgetter("label")
+
+
+def environment_page(factory: ViewFactory, index: CatalogIndex, name: str) -> EnvironmentPage:
+    entity = factory.catalog.environments[name]
+    view = factory.environment(name)
+    cohorts = index.cohorts("environment", name)
+    return EnvironmentPage(
+        **factory.page_fields("environment", view.title, view.url),
+        environment=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
+        runs=index.run_count("environment", name), cohorts=index.cohort_links(cohorts), cohorts_total=len(cohorts),
+    )
+
+
+def protocol_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
+    """One task per protocol, signed as an environment's page (``environment_tasks``)."""
+    return [signed_page(partial(protocol_page, factory, index, name), urls.protocol(name), signer,
+                        partial(_groups_reads, index, "protocol", name))
+            for name in sorted(factory.catalog.protocols)]
+
+
+def protocol_page(factory: ViewFactory, index: CatalogIndex, name: str) -> ProtocolPage:
+    entity = factory.catalog.protocols[name]
+    view = factory.protocol(name)
+    cohorts = index.cohorts("protocol", name)
+    return ProtocolPage(
+        **factory.page_fields("protocol", view.title, urls.protocol(name)),
+        protocol=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
+        runs=index.run_count("protocol", name), cohorts=index.cohort_links(cohorts), cohorts_total=len(cohorts),
+    )
+
+
+def source_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
+    """One task per source. Besides the source, the kernels that cite it and the datasheets that
+    cite it (global), its page shows how many runs it published and their kernels: signed by those."""
+    return [signed_page(partial(source_page, factory, index, name), urls.source(name), signer,
+                        partial(_source_reads, index, name))
+            for name in sorted(factory.catalog.sources)]
+
+
+def _source_reads(index: CatalogIndex, name: str, signer: RowSignatures) -> list[str]:
+    return [str(index.run_count("source", name)), "\0".join(sorted(_published(index, name)))]
+
+
+def _published(index: CatalogIndex, source: str) -> set[str]:
+    """The kernels the source published runs of."""
+    return {operation for (by, operation) in index.source_operations if by == source}
+
+
+def source_page(factory: ViewFactory, index: CatalogIndex, name: str) -> SourcePage:
     catalog = factory.catalog
-    for name, entity in sorted(catalog.sources.items()):
-        runs = index.runs("source", name)
-        operations = {run.operation for run in runs}
-        operations |= {op for op, entity_ in catalog.operations.items() if name in entity_.metadata.sources}
-        cited_by = sorted(hw for hw, e in catalog.hardware.items()
-                          if name in {e.spec.bandwidthGBps.cite.source, *(r.cite.source for r in e.spec.peakTflops.values())})
-        yield SourcePage(
-            **factory.page_fields("source", entity.metadata.title or entity.spec.title, urls.source(name)),
-            name=name, description=entity.metadata.description, external_url=entity.spec.url, license=entity.spec.license,
-            retrieved=entity.spec.retrieved, publisher=entity.spec.publisher, runs=len(runs),
-            kernels=[factory.operation_link(op) for op in sorted(operations)],
-            cited_by=[factory.hardware_link(hw) for hw in cited_by],
-        )
+    entity = catalog.sources[name]
+    operations = _published(index, name)
+    operations |= {op for op, entity_ in catalog.operations.items() if name in entity_.metadata.sources}
+    cited_by = sorted(hw for hw, e in catalog.hardware.items()
+                      if name in {e.spec.bandwidthGBps.cite.source, *(r.cite.source for r in e.spec.peakTflops.values())})
+    return SourcePage(
+        **factory.page_fields("source", entity.metadata.title or entity.spec.title, urls.source(name)),
+        name=name, description=entity.metadata.description, external_url=entity.spec.url, license=entity.spec.license,
+        retrieved=entity.spec.retrieved, publisher=entity.spec.publisher, runs=index.run_count("source", name),
+        kernels=[factory.operation_link(op) for op in sorted(operations)],
+        cited_by=[factory.hardware_link(hw) for hw in cited_by],
+    )
 
 
-def listing_pages(factory: ViewFactory, index: CatalogIndex) -> Iterator[ListingPage]:
-    catalog = factory.catalog
+def listing_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
+    """One task per list page. Besides the catalog (global), a list shows how many runs refer to
+    each of its items: signed by those counts."""
+    return [signed_page(partial(listing_page, factory, index, section), urls.listing(section), signer,
+                        partial(_listing_reads, index, LISTINGS[section][0]))
+            for section in LISTINGS]
 
-    def listing(section: str, title: str, intro: str, items: list[ListItem]) -> ListingPage:
-        return ListingPage(**factory.page_fields("listing", title, urls.listing(section)), intro=intro,
-                           items=sorted(items, key=lambda item: (item.title.casefold(), item.url)))
 
-    yield listing("implementations", "Implementations", "Every implementation with runs or records here.", [
-        ListItem(title=view.title, url=view.url, count=len(index.runs("implementation", name)),
-                 detail=" · ".join(filter(None, [view.project, view.language, view.license or "license unknown",
-                                                 "baseline" if view.baseline else ""])))
-        for name, view in ((name, factory.implementation(name)) for name in sorted(catalog.implementations))])
-    yield listing("hardware", "Hardware", "GPU datasheets: the bandwidth and dense peaks every floor is computed from, "
-                  "each cited. Absence of a GPU is not evidence about its performance.", [
-        ListItem(title=link.title, url=link.url, count=len(index.runs("hardware", name)),
-                 detail=f"{number(entity.spec.bandwidthGBps.value)} GB/s · {entity.spec.architecture}"
-                        + (" · priority" if entity.spec.priority else ""))
-        for name, entity in sorted(catalog.hardware.items()) for link in [factory.hardware_link(name)]])
-    yield listing("environments", "Environments", "The machines runs were measured on, as their sources describe them.", [
-        ListItem(title=view.title, url=view.url, count=len(index.runs("environment", name)), detail=view.gpu)
-        for name in sorted(catalog.environments) for view in [factory.environment(name)]])
-    yield listing("protocols", "Protocols", "How runs were timed. Runs under different protocols are never ranked together.", [
-        ListItem(title=view.title, url=urls.protocol(name), count=len(index.runs("protocol", name)),
-                 detail=f"{view.harness} · {view.timer} · {view.statistic}")
-        for name in sorted(catalog.protocols) for view in [factory.protocol(name)]])
-    yield listing("sources", "Sources", "Where the data comes from, with licences and retrieval dates.", [
-        ListItem(title=entity.metadata.title or entity.spec.title, url=urls.source(name),
-                 count=len(index.runs("source", name)),
-                 detail=" · ".join(filter(None, [entity.spec.publisher, entity.spec.license, f"retrieved {entity.spec.retrieved}"])))
-        for name, entity in sorted(catalog.sources.items())])
+def _listing_reads(index: CatalogIndex, kind: str, signer: RowSignatures) -> list[str]:
+    return [repr(sorted(index.run_counts(kind).items()))]
+
+
+def listing_page(factory: ViewFactory, index: CatalogIndex, section: str) -> ListingPage:
+    kind, title, intro, items = LISTINGS[section]
+    return ListingPage(**factory.page_fields("listing", title, urls.listing(section)), intro=intro,
+                       items=sorted(items(factory, index.run_counts(kind)), key=lambda item: (item.title.casefold(), item.url)))
+
+
+def _implementation_items(factory: ViewFactory, counts: Counter[str]) -> list[ListItem]:
+    return [ListItem(title=view.title, url=view.url, count=counts[name],
+                     detail=" · ".join(filter(None, [view.project, view.language, view.license or "license unknown",
+                                                     "baseline" if view.baseline else ""])))
+            for name, view in ((name, factory.implementation(name)) for name in sorted(factory.catalog.implementations))]
+
+
+def _hardware_items(factory: ViewFactory, counts: Counter[str]) -> list[ListItem]:
+    return [ListItem(title=link.title, url=link.url, count=counts[name],
+                     detail=f"{number(entity.spec.bandwidthGBps.value)} GB/s · {entity.spec.architecture}"
+                            + (" · priority" if entity.spec.priority else ""))
+            for name, entity in sorted(factory.catalog.hardware.items()) for link in [factory.hardware_link(name)]]
+
+
+def _environment_items(factory: ViewFactory, counts: Counter[str]) -> list[ListItem]:
+    return [ListItem(title=view.title, url=view.url, count=counts[name], detail=view.gpu)
+            for name in sorted(factory.catalog.environments) for view in [factory.environment(name)]]
+
+
+def _protocol_items(factory: ViewFactory, counts: Counter[str]) -> list[ListItem]:
+    return [ListItem(title=view.title, url=urls.protocol(name), count=counts[name],
+                     detail=f"{view.harness} · {view.timer} · {view.statistic}")
+            for name in sorted(factory.catalog.protocols) for view in [factory.protocol(name)]]
+
+
+def _source_items(factory: ViewFactory, counts: Counter[str]) -> list[ListItem]:
+    return [ListItem(title=entity.metadata.title or entity.spec.title, url=urls.source(name), count=counts[name],
+                     detail=" · ".join(filter(None, [entity.spec.publisher, entity.spec.license,
+                                                     f"retrieved {entity.spec.retrieved}"])))
+            for name, entity in sorted(factory.catalog.sources.items())]
+
+
+# The list pages, in order: section -> (the kind whose runs each item counts, title, intro, items).
+LISTINGS: dict[str, tuple[str, str, str, Callable[[ViewFactory, Counter[str]], list[ListItem]]]] = {
+    "implementations": ("implementation", "Implementations", "Every implementation with runs or records here.",
+                        _implementation_items),
+    "hardware": ("hardware", "Hardware", "GPU datasheets: the bandwidth and dense peaks every floor is computed from, "
+                 "each cited. Absence of a GPU is not evidence about its performance.", _hardware_items),
+    "environments": ("environment", "Environments", "The machines runs were measured on, as their sources describe them.",
+                     _environment_items),
+    "protocols": ("protocol", "Protocols", "How runs were timed. Runs under different protocols are never ranked together.",
+                  _protocol_items),
+    "sources": ("source", "Sources", "Where the data comes from, with licences and retrieval dates.", _source_items),
+}

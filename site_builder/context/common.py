@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cached_property, wraps
+from collections.abc import Callable, Iterable
+from functools import cached_property, partial, wraps
 from typing import Any, TypeVar
 
 from schemas.shapes import tensor_bytes
@@ -14,6 +14,7 @@ from ..derive.floors import times_above
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..derive.model import RunFacts
 from ..link import Entity
+from ..signatures import RowSignatures
 from ..views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentView, FloorView, HeadroomV1,
     ImplementationView, Link, OperationView, Page, ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView,
@@ -112,6 +113,23 @@ def per_key(method: Callable[..., T]) -> Callable[..., T]:
         return found if found is not _MISSING else kept(cache, key, lambda: method(self, key))
 
     return cached
+
+
+# What builds pages when called: one page, or a few small ones.
+PageTask = Callable[[], Iterable[Page]]
+
+
+def signed_page(build: Callable[[], Page], page: str, signer: RowSignatures | None,
+                reads: Callable[[RowSignatures], Iterable[str | bytes]]) -> PageTask:
+    """A task that builds the one page ``page`` with ``build``; with ``signer``, signed by what
+    ``reads`` (given the signer) says the page shows (``RowSignatures.signed``), for a rebuild to
+    keep the page while that is unchanged."""
+    task = partial(_one_page, build)
+    return task if signer is None else signer.signed(partial(reads, signer), task, page)
+
+
+def _one_page(build: Callable[[], Page]) -> tuple[Page]:
+    return (build(),)
 
 
 def workload_label(workload: Entity) -> str:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from itertools import islice
+from itertools import chain, islice, takewhile
+from operator import attrgetter
 
 from .. import urls
 from ..bulkload import paused_gc
 from ..derive.leaderboard import Cohort
+from ..derive.ranking import RankedRow
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
     RECENT_BREAKS, FieldIn, FieldReads, LedgerEntry, by_evidence, by_source, pages,
@@ -27,7 +29,7 @@ from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
 from ..views import Link, Page
-from .common import ViewFactory, as_float, per_key, unchecked
+from .common import PageTask, ViewFactory, as_float, per_key, signed_page, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -141,8 +143,18 @@ class DiscoverContext:
         """The implementations that publish their source."""
         return frozenset(name for name, facts in self.board.implementations.items() if facts.source_url is not None)
 
+    @cached_property
+    def gpu_summaries(self) -> list[GpuSummary]:
+        """Each GPU's line on the GPUs' list, in the order of ``found.gpus``."""
+        return [gpu_summary(self, key) for key in self.found.gpus]
 
-PageTask = Callable[[], Iterable[Page]]
+    @cached_property
+    def cohorts_by_operation(self) -> dict[str, list[Cohort]]:
+        """Every group (ranked or not) by its kernel, in the board's order."""
+        found: dict[str, list[Cohort]] = {}
+        for cohort in self.board.cohorts.values():
+            found.setdefault(cohort.operation, []).append(cohort)
+        return found
 
 
 def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[PageTask]:
@@ -159,10 +171,8 @@ def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) ->
     if signer is not None:
         reads = _LedgerReads(context, signer)
         tasks[1:] = [signer.signed(partial(reads, plan), task, _records_url(plan)) for plan, task in zip(plans, tasks[1:])]
-    tasks.append(lambda: (gpus_page(context),))
-    tasks += [lambda key=key: (gpu_page(context, key),) for key in context.found.gpus]
-    tasks.append(lambda: (models_page(context),))
-    tasks += [lambda model=model: (model_page(context, model),) for model in context.models]
+    tasks += gpu_tasks(context, signer)
+    tasks += model_tasks(context, signer)
     tasks.append(lambda: (compare_page(context),))
     return tasks
 
@@ -398,24 +408,56 @@ def records_pages(context: DiscoverContext) -> Iterator[RecordsPage]:
 # GPUs
 
 
+def gpu_tasks(context: DiscoverContext, signer: RowSignatures | None = None) -> list[PageTask]:
+    """The GPUs' list and a page per GPU, one task each. The list shows, besides each GPU's name,
+    architecture and priority (global), what it counts of the GPU's groups and runs: signed by those
+    counts. A GPU's page shows how many runs it has, how many are eligible, when the newest was
+    observed, and what its ranked groups add up to (by family: kernels measured, runs, holders of
+    #1; the families, kernels and implementations shown are global): signed by the three and the
+    digest of each ranked group (``RowSignatures.group``)."""
+    return [signed_page(partial(gpus_page, context), urls.GPUS, signer, partial(_gpus_reads, context)),
+            *(signed_page(partial(gpu_page, context, key), urls.gpu(key.slug), signer, partial(_gpu_reads, context, key))
+              for key in context.found.gpus)]
+
+
+def _gpus_reads(context: DiscoverContext, signer: RowSignatures) -> list[str]:
+    return [repr(context.gpu_summaries)]
+
+
 def gpus_page(context: DiscoverContext) -> GpusPage:
-    found = context.found
-    summaries = []
-    for key in found.gpus:
-        cohorts = found.cohorts_by_gpu.get(key.slug, [])
-        summaries.append(GpuSummary(
-            slug=key.slug, label=key.label, url=urls.gpu(key.slug),
-            architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
-            priority=context.priority(key.slug), eligible_runs=sum(len(c.rows) for c in cohorts),
-            operations=len({c.operation for c in cohorts}), records=len(cohorts),
-            last_observed=max((c.last_observed for c in cohorts), default=None)))
-    summaries.sort(key=lambda s: (-s.eligible_runs, s.label.casefold(), s.slug))
+    summaries = sorted(context.gpu_summaries, key=lambda s: (-s.eligible_runs, s.label.casefold(), s.slug))
     return GpusPage(**context.page("gpus", "GPUs", urls.GPUS), gpus=summaries)
+
+
+def gpu_summary(context: DiscoverContext, key: GpuKey) -> GpuSummary:
+    cohorts = context.found.cohorts_by_gpu.get(key.slug, [])
+    return GpuSummary(
+        slug=key.slug, label=key.label, url=urls.gpu(key.slug),
+        architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
+        priority=context.priority(key.slug), eligible_runs=context.gpu_entry(key.slug).eligible_runs,
+        operations=len(set(map(_OPERATION, cohorts))), records=len(cohorts),
+        last_observed=max((max(map(_OBSERVED_AT, c.runs)) for c in cohorts), default=None))
+
+
+_OPERATION, _OBSERVED_AT, _RUNS, _ROWS = attrgetter("operation"), attrgetter("observed_at"), attrgetter("runs"), attrgetter("rows")
+_RUN_IMPLEMENTATION = attrgetter("run.implementation")
+
+
+def _first(row: RankedRow) -> bool:
+    """Rows come in rank order: those ranked #1 first."""
+    return row.rank == 1
 
 
 def gpu_pages(context: DiscoverContext) -> Iterator[GpuPage]:
     for key in context.found.gpus:
         yield gpu_page(context, key)
+
+
+def _gpu_reads(context: DiscoverContext, key: GpuKey, signer: RowSignatures) -> list[str | bytes]:
+    runs, reasons = context.found.runs_by_gpu.get(key.slug, []), context.board.reasons
+    return [str(len(runs)), str(sum(1 for run in runs if run.name not in reasons)),
+            str(max(map(_OBSERVED_AT, runs), default=None)),
+            b"".join([signer.group(c) for c in context.found.cohorts_by_gpu.get(key.slug, [])])]
 
 
 def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
@@ -427,17 +469,18 @@ def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
     coverage = []
     for family, names in context.families.items():
         family_cohorts = [c for name in names for c in by_operation.get(name, ())]
-        rows = [row for c in family_cohorts for row in c.rows]
+        # Read in C (map, attrgetter): a family's groups on a GPU are thousands at 100,000 runs.
+        implementations = list(map(_RUN_IMPLEMENTATION, chain.from_iterable(map(_ROWS, family_cohorts))))
         coverage.append(FamilyCoverage(
             family=family, operations=len(names),
             measured=[factory.operation_link(name) for name in names if name in by_operation],
             never_measured=[factory.operation_link(name) for name in names if name not in by_operation],
-            eligible_runs=len(rows), with_source=sum(1 for row in rows if context.has_source(row.run.implementation)),
-            records=len(family_cohorts), last_observed=max((c.last_observed for c in family_cohorts), default=None)))
+            eligible_runs=len(implementations), with_source=sum(map(context.with_source.__contains__, implementations)),
+            records=len(family_cohorts),
+            last_observed=max(map(_OBSERVED_AT, chain.from_iterable(map(_RUNS, family_cohorts))), default=None)))
     holders: Counter = Counter()
     for cohort in cohorts:
-        for implementation in {row.run.implementation for row in cohort.rows if row.rank == 1}:
-            holders[implementation] += 1
+        holders.update({row.run.implementation for row in takewhile(_first, cohort.rows)})
     runs = found.runs_by_gpu.get(key.slug, [])
     environments = sorted(env for env, gpu in found.gpu_of_environment.items() if gpu.slug == key.slug)
     return GpuPage(
@@ -476,6 +519,36 @@ def _model_cell(context: DiscoverContext, operation: str, slug: str, cohorts: li
                      groups=len(cohorts))
 
 
+def model_tasks(context: DiscoverContext, signer: RowSignatures | None = None) -> list[PageTask]:
+    """The models' list and a page per model, one task each. The list is global (the kernels'
+    models). A model's page shows, for each of its kernels and each GPU, one of the kernel's groups
+    there, chosen by the kernel's headline workload and the group's place in its workload's order
+    (which every group of the workload decides), its leader and best usable run; and each GPU it
+    shows with what the GPU's ranked groups of every kernel add up to (``gpu_entry``): signed by the
+    digest of every group of its kernels (``RowSignatures.group``) and those GPUs' entries."""
+    return [signed_page(partial(models_page, context), urls.MODELS, signer, _no_reads),
+            *(signed_page(partial(model_page, context, model), urls.model(model), signer,
+                          partial(_model_reads, context, model))
+              for model in context.models)]
+
+
+def _no_reads(signer: RowSignatures) -> list[str]:
+    return []
+
+
+def _model_reads(context: DiscoverContext, model: str, signer: RowSignatures) -> list[str | bytes]:
+    cohorts = [cohort for name in dict.fromkeys(context.models[model]) for cohort in context.cohorts_by_operation.get(name, ())]
+    return [b"".join([signer.group(c) for c in cohorts]),
+            repr([context.gpu_entry(slug) for slug in _model_gpus(context, [c for c in cohorts if c.rows])])]
+
+
+def _model_gpus(context: DiscoverContext, ranked: list[Cohort]) -> list[str]:
+    """The GPUs a model's page shows: where its kernels have ranked groups, and every priority GPU."""
+    found = context.found
+    return sorted({found.gpu_of(cohort).slug for cohort in ranked} | {key.slug for key in found.gpus if context.priority(key.slug)},
+                  key=lambda slug: (found.gpu_by_slug[slug].label.casefold(), slug))
+
+
 def model_pages(context: DiscoverContext) -> Iterator[ModelPage]:
     for model in context.models:
         yield model_page(context, model)
@@ -484,13 +557,12 @@ def model_pages(context: DiscoverContext) -> Iterator[ModelPage]:
 def model_page(context: DiscoverContext, model: str) -> ModelPage:
     found = context.found
     operations = context.models[model]
-    used = set(operations)
     cells: dict[tuple[str, str], list[Cohort]] = {}
-    for cohort in found.ranked_cohorts:
-        if cohort.operation in used:
-            cells.setdefault((cohort.operation, found.gpu_of(cohort).slug), []).append(cohort)
-    slugs = sorted({slug for _, slug in cells} | {key.slug for key in found.gpus if context.priority(key.slug)},
-                   key=lambda slug: (found.gpu_by_slug[slug].label.casefold(), slug))
+    for name in dict.fromkeys(operations):  # each kernel once, were it to name the model twice
+        for cohort in context.cohorts_by_operation.get(name, ()):
+            if cohort.rows:
+                cells.setdefault((name, found.gpu_of(cohort).slug), []).append(cohort)
+    slugs = _model_gpus(context, [cohort for cell in cells.values() for cohort in cell])
     rows = [ModelOperation(operation=context.factory.operation_link(name),
                            cells=[_model_cell(context, name, slug, cells.get((name, slug), [])) for slug in slugs])
             for name in operations]

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import build, fingerprint, render_pool, write
+from site_builder import build, fingerprint, render_pool, urls, write
 from site_builder.build import build_site
 from site_builder.cache import default_cache_dir
 from site_builder.chart_svg import ChartRenderer
-from site_builder.context import page_tasks
+from site_builder.context import catalog, discover, page_tasks
 from site_builder.context.kernels import KernelPages
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.manifest import SiteManifest, manifest_path
@@ -193,6 +193,71 @@ def test_a_changed_implementation_title_reaches_every_page_that_shows_it(built) 
     implementation.write_text(text.replace('  title: "', '  title: "Renamed · ', 1))
     again = build_site(data, site, AS_OF)
     assert again.rendered > 0
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+# The pages of what many kernels' runs refer to, each signed by what it shows of them.
+CROSS_KERNEL_PAGES = [(catalog, "hardware_page"), (catalog, "environment_page"), (catalog, "protocol_page"),
+                      (catalog, "source_page"), (catalog, "listing_page"), (discover, "gpus_page"),
+                      (discover, "gpu_page"), (discover, "models_page"), (discover, "model_page")]
+
+
+def cross_kernel_pages_built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The pages of ``CROSS_KERNEL_PAGES`` that the next build builds (all in this process)."""
+    monkeypatch.setattr(render_pool, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(render_pool, "SHARE_FROM", 10**9)
+    built: list[str] = []
+    for module, name in CROSS_KERNEL_PAGES:
+        def recorded(*args, real=getattr(module, name)):
+            page = real(*args)
+            built.append(page.html)
+            return page
+        monkeypatch.setattr(module, name, recorded)
+    return built
+
+
+def test_a_changed_run_rebuilds_only_its_gpu_s_and_model_s_pages_of_those_many_kernels_read(built, monkeypatch) -> None:
+    # Its latency changes the rows of its group: the GPU's page and hardware page show them (the
+    # records held, counts by family), and its model's page. The other GPUs', every environment's,
+    # protocol's and source's page and the lists show nothing that changed: they are kept.
+    data, site, _ = built
+    run = change_one_run(data)
+    board = derive_leaderboard(load_catalog(data, None, cache=False), AS_OF)
+    facts = board.runs[run.stem]
+    datasheet = board.gpus[facts.environment].datasheet
+    models = board.catalog.operations[facts.operation].metadata.models
+    pages = cross_kernel_pages_built(monkeypatch)
+    build_site(data, site, AS_OF)
+    assert sorted(pages) == sorted([urls.hardware(datasheet), urls.gpu(_gpu_slug(board, datasheet)),
+                                    *(urls.model(model) for model in models)])
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
+def _gpu_slug(board, datasheet: str) -> str:
+    return next(key.slug for key in discover.discovery(board).gpus if key.datasheet == datasheet)
+
+
+def test_a_removed_run_rebuilds_every_page_that_counts_it_even_of_other_kernels(built, monkeypatch) -> None:
+    # A run alone in its group: its environment's, protocol's and hardware's pages count it and
+    # list its group, the lists count it, and the page of a model none of whose kernels it is of
+    # shows what the run's GPU's groups add up to.
+    data, site, _ = built
+    board = derive_leaderboard(load_catalog(data, None, cache=False), AS_OF)
+    found, operations = discover.discovery(board), board.catalog.operations
+    models = {model for operation in operations.values() for model in operation.metadata.models}
+
+    def gpus_shown(model: str) -> set[str]:
+        return {found.gpu_of(c).slug for c in found.ranked_cohorts if model in operations[c.operation].metadata.models}
+
+    run, other = next((cohort.runs[0], other) for cohort in found.ranked_cohorts if len(cohort.runs) == 1
+                      for other in sorted(models - set(operations[cohort.operation].metadata.models))
+                      if found.gpu_of(cohort).slug in gpus_shown(other))
+    next((data / "runs").rglob(f"{run.name}.yaml")).unlink()
+    pages = cross_kernel_pages_built(monkeypatch)
+    build_site(data, site, AS_OF)
+    assert {urls.environment(run.environment), urls.protocol(run.protocol), urls.gpu(found.gpu_of_environment[run.environment].slug),
+            urls.model(other), urls.GPUS, urls.listing("environments")} <= set(pages)
+    assert [page for page in pages if page.startswith("environments/")] == [urls.environment(run.environment)]
     assert files(site) == clean_build(data, data.parent / "clean")
 
 
