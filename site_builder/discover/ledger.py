@@ -89,10 +89,10 @@ def newest_first(items: Sequence[T], when: Callable[[T], datetime], then: Callab
     C), then each run of equal times among the first ``count`` (and those tied with the last of
     them) by ``then`` (comparing ``then``'s keys, run digests and group keys scattered over memory,
     cost more than the rest of the sort). Each item's time is read once, for the sort and the ties
-    both (reading it, from item to run to time, scattered over memory, cost more than sorting).
-    Aware datetimes sort as their timestamps do (both order instants, and a float's step near
-    today is under a microsecond); naive ones, which ``timestamp()`` reads in local time, are sorted
-    by that key itself."""
+    both: read twice, from item to run to time scattered over memory, it was a quarter of the
+    challenge lists' sorts. Aware datetimes sort as their timestamps do (both order instants, and
+    a float's step near today is under a microsecond); naive ones, which ``timestamp()`` reads in
+    local time, are sorted by that key itself."""
     times = list(map(when, items))
     try:  # stable: equal times keep the order of ``items``, as sorting ``items`` by time would
         order = sorted(range(len(times)), key=times.__getitem__, reverse=True)
