@@ -157,7 +157,7 @@ def hardware_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatu
 
 
 def _hardware_reads(index: CatalogIndex, name: str, signer: RowSignatures) -> list[str | bytes]:
-    return [str(index.run_count("hardware", name)), b"".join([signer.group(c) for c in _led(index, name)])]
+    return [str(index.run_count("hardware", name)), b"".join(signer.groups([c.key for c in _led(index, name)]))]
 
 
 def _led(index: CatalogIndex, hardware: str) -> list[Cohort]:

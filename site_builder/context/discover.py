@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
-from itertools import chain, islice, takewhile
+from itertools import chain, islice, repeat, takewhile
 from operator import attrgetter
 
 from .. import urls
@@ -16,7 +16,7 @@ from ..derive.leaderboard import Cohort
 from ..derive.ranking import RankedRow
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..discover.ledger import (
-    RECENT_BREAKS, FieldIn, FieldReads, LedgerEntry, by_evidence, by_source, pages,
+    GROUP_KEY, RECENT_BREAKS, FieldIn, FieldReads, LedgerEntry, by_evidence, by_source, pages,
 )
 from ..discover.gpus import GpuKey
 from ..discover.state import Discovery, discovery
@@ -164,12 +164,13 @@ def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) ->
     pages are signed by what they show (``signatures``): a rebuild skips those that cannot differ."""
     context = DiscoverContext(factory)
     plans = by_newest_row(records_plan(context))  # the ledger, every filter's entries
-    for shared in ("cohorts_by_gpu", "runs_by_gpu", "gpu_by_slug", "records_held", "best_rank"):
+    # What the GPU and model pages share (the badges' and search index's counts are made after the pages).
+    for shared in ("cohorts_by_gpu", "runs_by_gpu", "gpu_by_slug"):
         getattr(context.found, shared)
     tasks: list[PageTask] = [lambda: (search_page(context),)]
     tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
     if signer is not None:
-        reads = _LedgerReads(context, signer)
+        reads = _LedgerReads(signer)
         tasks[1:] = [signer.signed(partial(reads, plan), task, _records_url(plan)) for plan, task in zip(plans, tasks[1:])]
     tasks += gpu_tasks(context, signer)
     tasks += model_tasks(context, signer)
@@ -337,6 +338,9 @@ def by_newest_row(plans: list[RecordsPlan]) -> list[RecordsPlan]:
     return sorted(plans, key=lambda plan: -plan.entries[0].set_at.timestamp() if plan.entries else -math.inf)
 
 
+_POSITION = attrgetter("position")
+
+
 def _records_url(plan: RecordsPlan) -> str:
     return urls.records(plan.view, plan.chosen.facet if plan.chosen.facet != "all" else None, plan.chosen.value,
                         plan.number)
@@ -344,38 +348,34 @@ def _records_url(plan: RecordsPlan) -> str:
 
 class _LedgerReads:
     """What each ledger page shows, for its signature: its view, filter, counts and pager as they
-    are, and for each row the digest of its group (``signatures.group``: all a row reads of the
-    group) and which of the group's records it is. A current record is its group's one: the
-    digest alone says it. A record of the history (or a break) is its event's place in the group's
-    history, which the group's runs decide, as they decide the rest of the row. The filters and
-    pager of a view and filter, on each of its pages (hundreds at 100,000 runs), are made once,
-    by the pager's id."""
+    are, and for each row the digest of its group (``signatures.RowSignatures.group``: all a row
+    reads of the group) and which of the group's records it is. A current record is its group's
+    one: the digest alone says it. A record of the history (or a break) is its event's place in
+    the group's history, which the group's runs decide, as they decide the rest of the row. The
+    filter and pager of a view and filter, on each of its pages (hundreds at 100,000 runs), are
+    written out once, by the pager's id. Rows are read in C (``map``): the ledger's pages show
+    half a million at 100,000 runs."""
 
-    def __init__(self, context: DiscoverContext, signer: RowSignatures):
-        self._cohorts, self._signer = context.board.cohorts, signer
-        self._lists: dict[int, str] = {}
-        self._digests: dict[str, bytes] = {}  # by group key
+    def __init__(self, signer: RowSignatures):
+        self._signer = signer
+        self._lists: dict[int, tuple[str, str]] = {}
 
     def __call__(self, plan: RecordsPlan) -> list[str | bytes]:
         shown = self._lists.get(id(plan.pages))
         if shown is None:
-            shown = self._lists[id(plan.pages)] = repr((plan.filters, plan.pages))
+            shown = self._lists[id(plan.pages)] = (repr(plan.chosen), repr((plan.filters, plan.pages)))
         rows = self._events(plan.entries) if plan.view == "history" else self._current(plan.entries)
-        return [plan.view, repr(plan.chosen), str(plan.total), str(plan.number), shown, rows, self._events(plan.breaks)]
+        return [plan.view, shown[0], str(plan.total), str(plan.number), shown[1], rows, self._events(plan.breaks)]
 
     def _current(self, entries: Sequence[LedgerEntry]) -> bytes:
-        digests = self._digests
-        return b"".join([digests.get(e.group.key) or self._digest(e.group.key) for e in entries])
+        """Each entry's group digest (32 bytes)."""
+        return b"".join(self._signer.groups(list(map(GROUP_KEY, entries))))
 
     def _events(self, entries: Sequence[LedgerEntry]) -> bytes:
         """Each entry's group digest (32 bytes) and its event's place in the group's history (4 bytes)."""
-        digests = self._digests
-        return b"".join([(digests.get(e.group.key) or self._digest(e.group.key)) + e.position.to_bytes(4, "little")
-                         for e in entries])
-
-    def _digest(self, key: str) -> bytes:
-        digest = self._digests[key] = self._signer.group(self._cohorts[key])
-        return digest
+        digests = self._signer.groups(list(map(GROUP_KEY, entries)))
+        places = map(int.to_bytes, map(_POSITION, entries), repeat(4), repeat("little"))
+        return b"".join(map(bytes.__add__, digests, places))
 
 
 def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
@@ -457,7 +457,7 @@ def _gpu_reads(context: DiscoverContext, key: GpuKey, signer: RowSignatures) -> 
     runs, reasons = context.found.runs_by_gpu.get(key.slug, []), context.board.reasons
     return [str(len(runs)), str(sum(1 for run in runs if run.name not in reasons)),
             str(max(map(_OBSERVED_AT, runs), default=None)),
-            b"".join([signer.group(c) for c in context.found.cohorts_by_gpu.get(key.slug, [])])]
+            b"".join(signer.groups([c.key for c in context.found.cohorts_by_gpu.get(key.slug, [])]))]
 
 
 def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
@@ -538,7 +538,7 @@ def _no_reads(signer: RowSignatures) -> list[str]:
 
 def _model_reads(context: DiscoverContext, model: str, signer: RowSignatures) -> list[str | bytes]:
     cohorts = [cohort for name in dict.fromkeys(context.models[model]) for cohort in context.cohorts_by_operation.get(name, ())]
-    return [b"".join([signer.group(c) for c in cohorts]),
+    return [b"".join(signer.groups([c.key for c in cohorts])),
             repr([context.gpu_entry(slug) for slug in _model_gpus(context, [c for c in cohorts if c.rows])])]
 
 

@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from .. import urls
 from ..bulkload import paused_gc
-from ..derive.leaderboard import Cohort, Leaderboard
+from ..derive.leaderboard import Cohort
 from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
 from ..signatures import RowSignatures
@@ -99,18 +99,17 @@ def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) 
             task: Callable[[], list[ChallengesPage]] = partial(full_list, kind, number, links)
             if signer is not None:
                 chunk = found[(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
-                reads = partial(_challenges_reads, signer, board, [kind, str(number), str(totals[kind]), pager], chunk)
+                reads = partial(_challenges_reads, signer, [kind, str(number), str(totals[kind]), pager], chunk)
                 task = signer.signed(reads, task, urls.challenges(kind, number))
             tasks.append(task)
     return tasks
 
 
-def _challenges_reads(signer: RowSignatures, board: Leaderboard, shown: list[str], chunk: list[CohortChallenge]
-                      ) -> list[str | bytes]:
+def _challenges_reads(signer: RowSignatures, shown: list[str], chunk: list[CohortChallenge]) -> list[str | bytes]:
     """What a challenge list's page shows, for its signature: ``shown`` (its kind, number, total
     and pager) and its rows. Each row is its group's summary: the group's digest is all it reads
     of the data."""
-    return [*shown, b"".join([signer.group(board.cohorts[c.cohort]) for c in chunk])]
+    return [*shown, b"".join(signer.groups(list(map(_COHORT, chunk))))]
 
 
 def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> ChallengeRow:

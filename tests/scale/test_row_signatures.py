@@ -62,3 +62,17 @@ def test_signed_tasks_build_the_pages_of_the_plain_build(synthetic: Path) -> Non
         assert [mirror_json(page) for page in task()] == [mirror_json(page) for page in plain[number]()]
     # The kernel's task itself builds its pages, in the same order.
     assert [mirror_json(page) for page in kernels[0]()] == [mirror_json(page) for task in kernels[0].tasks() for page in task()]
+
+
+def test_groups_are_each_groups_digest_in_the_order_asked(synthetic: Path) -> None:
+    """``RowSignatures.groups`` (each digest made once, looked up in C) answers ``group`` of each key,
+    repeats and order included, whichever groups were hashed before."""
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    keys = sorted(board.cohorts)
+    assert len(keys) > 3
+    wanted = {key: PageSignatures(board, "renderer").rows().group(board.cohorts[key]) for key in keys}
+    rows = PageSignatures(board, "renderer").rows()
+    assert list(rows.groups(keys[:2])) == [wanted[key] for key in keys[:2]]
+    asked = [*reversed(keys), keys[0], keys[-1], keys[0]]
+    assert list(rows.groups(asked)) == [wanted[key] for key in asked]
+    assert len(set(wanted.values())) == len(keys)  # a digest tells groups apart
