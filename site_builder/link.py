@@ -265,9 +265,8 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
         catalog.by_kind[document.kind][document.name] = entity
         return entity
 
-    references: dict[str, tuple[str, ...]] = {}  # run name -> its references' digests
-    superseding: list[Entity] = []  # runs that name a run they supersede, in catalog order
-    unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
+    # Runs that name a run they supersede, in catalog order, with their references' digests.
+    superseding: list[tuple[Entity, tuple[str, ...]]] = []
     if cache is not None:
         cache.asking_digests()
     # Every kind a run may refer to first, then the runs: the order of _LINK_ORDER, runs last.
@@ -327,7 +326,10 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
 
     implementations, cases, suites, protocols, environments, sources = (catalog.of(kind) for kind in (
         "ImplementationRevision", "WorkloadCase", "WorkloadSuite", "BenchmarkProtocol", "ExecutionEnvironment", "Source"))
-    for document in named.get("BenchmarkRun", {}).values():
+    linked: dict[str, Entity] = {}  # the runs, by name
+    unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
+    externals: list[tuple[str, str]] = []  # (source, external id) of every run that has one
+    for name, document in named.get("BenchmarkRun", {}).items():
         spec = document.model.spec
         # References by name, as ``resolve`` finds them; it is called only for a missing one, so
         # a dangling reference is reported by the same code, in the same order, as before.
@@ -356,24 +358,24 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
             fail(document)
             continue
         ref_digests = (implementation.digest, workload.digest, protocol.digest, environment.digest)  # as _RUN_REFERENCES
-        entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
-                        _spec_source=partial(_run_canonical_spec, document, ref_digests))
+        linked[name] = entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
+                                       _spec_source=partial(_run_canonical_spec, document, ref_digests))
         digest, key = _cached_run_digest(entity, ref_digests, None, cache)
         if digest is None:
             unhashed.append((entity, key))  # hashed with the others once every run is linked
         else:
             entity.digest = digest
-        name = document.model.metadata.name
-        references[name] = ref_digests
-        catalog.by_kind["BenchmarkRun"][name] = entity
         if spec.supersedes:
-            superseding.append(entity)
-
+            superseding.append((entity, ref_digests))
+        if native is not None and native.externalId:
+            externals.append((native.source, native.externalId))
+    if linked:
+        catalog.by_kind["BenchmarkRun"] = linked
     _hash_runs(unhashed, cache)
 
     # Second pass: references that may point forward within one kind, and checks across runs.
-    for run in superseding:
-        target = catalog.runs.get(run.spec.supersedes)
+    for run, ref_digests in superseding:
+        target = linked.get(run.spec.supersedes)
         if target is None and ("runs", run.spec.supersedes) in failed:
             pass
         elif target is None:
@@ -386,8 +388,8 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
                 run._canonical_spec["supersedesDigest"] = target.digest
             else:
                 run._spec_source = partial(_superseding, run._spec_source, target.digest)  # type: ignore[arg-type]
-            run.digest = _run_digest(run, references[run.name], target.digest, cache)
-    problems.extend(_duplicate_runs(catalog))
+            run.digest = _run_digest(run, ref_digests, target.digest, cache)
+    problems.extend(_duplicate_runs(linked, externals))
     problems.extend(_other_references(catalog, failed))
     return catalog, problems
 
@@ -401,25 +403,20 @@ _LINK_ORDER = [
 _LINK_RANK = {kind: rank for rank, kind in enumerate(_LINK_ORDER)}
 
 
-def _duplicate_runs(catalog: Catalog) -> list[Problem]:
+def _duplicate_runs(runs: dict[str, Entity], externals: list[tuple[str, str]]) -> list[Problem]:
     """Runs whose external id or content another run has, each reported against the first of
-    them in file order. Whether there are any does not depend on the order: the runs are sorted
-    (100,000 at scale) only to report some."""
-    if not _any_duplicates(catalog.runs.values()):
+    them in file order; ``externals``: the (source, external id) of every run with one. Whether
+    there are any does not depend on the order: the runs are sorted (100,000 at scale) only to
+    report some."""
+    if not _any_duplicates(externals, [run.digest for run in runs.values()]):
         return []
-    return _duplicates_in(sorted(catalog.runs.values(), key=lambda e: e.document.display))
+    return _duplicates_in(sorted(runs.values(), key=lambda e: e.document.display))
 
 
-def _any_duplicates(runs: Iterable[Entity]) -> bool:
-    """Whether ``_duplicates_in(runs)`` finds any, in a third of its time: it finds one exactly when
-    two runs share an external id (the second is reported) or, when none do (so it keeps every
-    run's digest), two runs share a digest."""
-    externals, digests = [], []
-    for run in runs:
-        native = run.document.model.spec.sourceNative
-        if native is not None and native.externalId:
-            externals.append((native.source, native.externalId))
-        digests.append(run.digest)
+def _any_duplicates(externals: list[tuple[str, str]], digests: list[str]) -> bool:
+    """Whether ``_duplicates_in`` finds any among runs of these external ids and digests, by two
+    set sizes: it finds one exactly when two runs share an external id (the second is reported)
+    or, when none do (so it keeps every run's digest), two runs share a digest."""
     return len(set(externals)) < len(externals) or len(set(digests)) < len(digests)
 
 
