@@ -47,7 +47,7 @@ def arithmetic_floor_ns(flops: int, peak_tflops: float) -> float:
     return flops / (peak_tflops * 1e3)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(unsafe_hash=True, slots=True)  # not frozen: 20,000 floors at 100,000 runs (see RunFacts)
 class Floor:
     """The floors of one workload on one datasheet, unrounded (pages round when they print)."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from .model import RunFacts
 
@@ -21,13 +22,17 @@ class RecordEvent:
         return (self.previous.value - self.run.value) / self.previous.value  # type: ignore[operator]
 
 
+_OBSERVED_AT_AND_DIGEST = attrgetter("observed_at", "digest")  # a key made in C, not per run in Python
+
+
 def record_history(eligible: Iterable[RunFacts]) -> list[RecordEvent]:
     """Replays eligible runs by observedAt (digest breaks ties); a run equal to the record is no new record."""
+    ordered = list(eligible)
+    if len(ordered) < 2:  # most groups have one run: it set the record, breaking none
+        return [RecordEvent(run, None) for run in ordered]
+    ordered.sort(key=_OBSERVED_AT_AND_DIGEST)
     events: list[RecordEvent] = []
     holder: RunFacts | None = None
-    ordered = list(eligible)
-    if len(ordered) > 1:  # most groups have one run: no key to work out
-        ordered.sort(key=lambda r: (r.observed_at, r.digest))
     for run in ordered:
         if holder is None or run.value < holder.value:  # type: ignore[operator]
             events.append(RecordEvent(run, holder))

@@ -54,4 +54,5 @@ class RunFacts:
     @property
     def value_ns(self) -> float | None:
         """The primary value when it is a time in nanoseconds (floors and latencies); else None."""
-        return self.value if self.unit == "ns" else None
+        # The unit is the metric's last part: read without splitting, 100,000 runs are checked against floors.
+        return self.value if self.metric is not None and self.metric.endswith(":ns") else None

@@ -38,10 +38,9 @@ def display_order(run: RunFacts) -> tuple:
 def rank_runs(eligible: Iterable[RunFacts]) -> list[RankedRow]:
     """Rows in display order with dense ranks. Every run given must be eligible (have a value)."""
     ordered = list(eligible)
-    if len(ordered) > 1:  # most groups have one run: no key to work out
-        ordered.sort(key=display_order)
-    if not ordered:
-        return []
+    if len(ordered) < 2:  # most groups have one run: no order, and no baseline faster than another
+        return [RankedRow(run, 1, run.value / run.value, None) for run in ordered]
+    ordered.sort(key=display_order)
     leader = ordered[0].value
     baseline = next((run.value for run in ordered if run.baseline), None)
     rows: list[RankedRow] = []

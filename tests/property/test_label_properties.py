@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.derive.labels import CohortFacets, cohort_labels
+from site_builder.derive.labels import CohortFacets, GroupLabeller, cohort_labels
 
 NAMES = ("pass", "metric", "cuda", "protocol")
 
@@ -50,8 +50,17 @@ def test_labels_follow_the_rule(groups):
     assert cohort_labels(groups) == reference_labels(groups)
 
 
+@given(cohorts, cohorts)
+def test_a_labeller_kept_across_calls_labels_as_a_fresh_one(groups, others):
+    labeller = GroupLabeller(lambda facets: facets)
+    assert cohort_labels(groups, labeller) == cohort_labels(groups)
+    assert cohort_labels(others, labeller) == cohort_labels(others)
+    assert cohort_labels(list(reversed(groups)), labeller) == cohort_labels(list(reversed(groups)))
+
+
 @given(cohorts)
-def test_labels_with_a_memo_equal_labels_without(groups):
-    memo: dict = {}
-    assert cohort_labels(groups, memo) == cohort_labels(groups)
-    assert cohort_labels(list(reversed(groups)), memo) == cohort_labels(list(reversed(groups)))
+def test_groups_given_by_lane_are_labelled_by_their_lanes_facets(groups):
+    """The derive pass names a group by its lane (what its facets are a function of), not its facets."""
+    lanes = {f"lane-{index}": cohort.facets for index, cohort in enumerate(groups)}
+    labeller = GroupLabeller(lanes.__getitem__)
+    assert labeller.labels([(cohort.key, cohort.gpu, lane) for cohort, lane in zip(groups, lanes)]) == reference_labels(groups)

@@ -105,6 +105,17 @@ def test_baseline_ratio_suppressed_when_the_baseline_leads(run):
     assert rank_runs([]) == [] and leader_vs_baseline([]) is None
 
 
+def test_a_lone_run_leads_its_group_and_set_its_record(run):
+    """Most groups have one run (a path of its own): #1, level with itself, never "vs the baseline"."""
+    for lone in (run("a", 81280.5), run("torch", 100, baseline=True), run("mem", 512, metric="memory:median:MiB")):
+        [row] = rank_runs([lone])
+        assert (row.run, row.rank, row.vs_leader, row.vs_baseline) == (lone, 1, 1.0, None)
+        assert leader_vs_baseline([row]) is None
+        [event] = record_history([lone])
+        assert (event.run, event.previous, event.improvement) == (lone, None, None)
+    assert record_history([]) == []
+
+
 def test_no_baseline_in_the_group(run):
     rows = rank_runs([run("a", 100), run("b", 200)])
     assert all(r.vs_baseline is None for r in rows) and fastest_baseline(rows) is None
