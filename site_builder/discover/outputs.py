@@ -7,7 +7,8 @@ pages are built, registers the JSON documents in the API index and yields the AP
 The search index is the largest of them (about half of their CPU at 100,000 runs) and needs only
 the leaderboard: a forked copy of the build makes its text while this process makes the others
 and the API index parts of the pages, so the two halves share the machine's cores instead of
-taking turns on one.
+taking turns on one. (The run directory stays here: made in the copy too, where every write to
+the build's objects copies a page of memory, it made the copy the half that is waited for.)
 """
 
 from __future__ import annotations
@@ -74,15 +75,18 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     """(shard, run digest's first 12 hex digits -> run name, in digest order) for every two-digit
     prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last.
-    Runs are taken in name order (the board holds them so: sorting them again is one pass)."""
-    shards: dict[str, dict[str, str]] = {}
-    for name, run in sorted(board.runs.items()):
+
+    Each run is one string, its digits, "\\0" and its name: strings sort as (digits, name) pairs
+    do ("\\0" sorts before any digit, so shorter digits first), in half the time of the pairs at
+    100,000 runs, and a shard's dict, made in that order, keeps the last name of equal digits."""
+    shards: dict[str, list[str]] = {}
+    for name, run in board.runs.items():
         hex12 = run.digest.removeprefix("sha256:")[:12]
         shard = shards.get(hex12[:2])
         if shard is None:
-            shard = shards[hex12[:2]] = {}
-        shard[hex12] = name
-    return [(prefix, dict(sorted(runs.items()))) for prefix, runs in sorted(shards.items())]
+            shard = shards[hex12[:2]] = []
+        shard.append(hex12 + "\0" + name)
+    return [(prefix, dict([key.split("\0", 1) for key in sorted(keys)])) for prefix, keys in sorted(shards.items())]
 
 
 def search_texts(board: Leaderboard) -> SearchTexts:

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from .. import urls
@@ -40,6 +41,8 @@ AXIS_SYNONYMS = {
 # Parts of a snake_case axis name that say nothing on their own ("seq_len" answers to "seq", not "len").
 _GENERIC_PARTS = {"num", "len", "size", "dim", "n", "of"}
 
+
+_ROWS, _WORKLOAD, _METRIC, _PROTOCOL = (attrgetter(name) for name in ("rows", "workload", "metric", "protocol"))
 
 # The whole index's tables, in the order it has always listed them.
 WHOLE_INDEX_KEYS = ("v", "asOf", "fam", "mdl", "dt", "lang", "lic", "ev", "met", "pas", "gpu", "op", "im", "wl", "ln", "lb", "co")
@@ -109,19 +112,17 @@ def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[st
     found = discovery(board)
     catalog = board.catalog
 
+    ranked = found.ranked_cohorts
     by_operation: dict[str, list[Cohort]] = {}
-    ranked_rows: Counter = Counter()
-    workloads, metrics_seen, protocols = set(), set(), set()
-    for cohort in found.ranked_cohorts:  # one pass for every table that groups make
-        operation = cohort.operation
-        if operation in by_operation:
-            by_operation[operation].append(cohort)
+    for cohort in ranked:
+        group = by_operation.get(cohort.operation)
+        if group is None:
+            by_operation[cohort.operation] = [cohort]
         else:
-            by_operation[operation] = [cohort]
-        ranked_rows[operation] += len(cohort.rows)
-        workloads.add(cohort.workload)
-        metrics_seen.add(cohort.metric)
-        protocols.add(cohort.protocol)
+            group.append(cohort)
+    ranked_rows = Counter({name: sum(map(len, map(_ROWS, cohorts))) for name, cohorts in by_operation.items()})
+    # Each table's values in one pass in C (55,000 groups at 100,000 runs).
+    workloads, metrics_seen, protocols = set(map(_WORKLOAD, ranked)), set(map(_METRIC, ranked)), set(map(_PROTOCOL, ranked))
     operations = sorted(catalog.operations, key=lambda name: (-ranked_rows[name], name))
     op_index = {name: i for i, name in enumerate(operations)}
     families = sorted({catalog.operations[name].spec.family for name in operations})
@@ -248,7 +249,7 @@ def search_shard(board: Leaderboard, tables: HeadTables, operation: str, cohorts
         rows: list[int | float] = []
         for row in cohort.rows:
             run = row.run
-            value = row.value
+            value = run.value  # ``row.value``, without its property call
             known = implementations.get(run.implementation)
             if known is None:
                 verdict = verdicts[run.implementation]

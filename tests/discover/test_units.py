@@ -256,12 +256,30 @@ def test_run_directory_keeps_the_last_name_of_equal_digests():
 
     from site_builder.discover.outputs import run_directory
 
+    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12.
     runs = {"b": "sha256:ab0000000000ff", "a": "sha256:ab0000000000ee", "c": "sha256:00aa00000000", "z": "sha256:ab0000000001",
-            "d": "cd0000000000"}
+            "d": "cd0000000000", "b1": "sha256:ab0000000000aa", "e": "sha256:ab"}
     board = SimpleNamespace(runs={name: SimpleNamespace(digest=digest) for name, digest in runs.items()})
     expected: dict[str, dict[str, str]] = {}
     for name, run in sorted(board.runs.items()):  # what the directory has always been
         hex12 = run.digest.removeprefix("sha256:")[:12]
         expected.setdefault(hex12[:2], {})[hex12] = name
     assert run_directory(board) == [(shard, dict(sorted(names.items()))) for shard, names in sorted(expected.items())]
-    assert dict(run_directory(board))["ab"] == {"ab0000000000": "b", "ab0000000001": "z"}
+    assert dict(run_directory(board))["ab"] == {"ab": "e", "ab0000000000": "b1", "ab0000000001": "z"}
+
+
+def test_discover_outputs_yields_the_run_directory_and_registers_it(board):
+    import json
+
+    from site_builder.discover import outputs
+    from site_builder.mirrors import MirrorIndex
+
+    mirrors = MirrorIndex()
+    files = {path: content for path, content, _ in outputs.discover_outputs(board, mirrors, [])}
+    shards = outputs.run_directory(board)
+    assert shards
+    for shard, runs in shards:
+        text = files[outputs.urls.run_directory(shard)]
+        assert text == json.dumps({"runs": runs, "shard": shard, "v": 1}, separators=(",", ":")) + "\n"
+    registered = {entry.mirror for entry in mirrors.entries if entry.kind == "run-directory"}
+    assert registered == {outputs.urls.run_directory(shard) for shard, _ in shards}
