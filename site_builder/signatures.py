@@ -134,7 +134,8 @@ class PageSignatures:
 
 
 class RowSignatures:
-    """Signatures of the records ledger's and the challenge lists' pages (module docstring)."""
+    """Signatures of the pages of many kernels' groups and runs: the records ledger, the challenge
+    lists, and the pages of what runs refer to (module docstring)."""
 
     def __init__(self, pages: PageSignatures, board: Leaderboard):
         self._pages, self._board = pages, board
