@@ -110,10 +110,8 @@ class PageSignatures:
 
     @cached_property
     def _kernels(self) -> dict[str, str]:
-        by_operation: dict[str, list[str]] = {}
-        for run in self._board.runs.values():
-            by_operation.setdefault(run.operation, []).append(run.name)
-        return {operation: self.runs_digest(names) for operation, names in by_operation.items()}
+        return {operation: self.runs_digest([run.name for run in runs])
+                for operation, runs in self._board.operation_runs.items()}
 
     def runs_digest(self, names: list[str]) -> str:
         """The global part and the runs ``names``, hashed."""

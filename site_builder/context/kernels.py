@@ -71,7 +71,8 @@ class KernelPlans:
         return [
             *kernel_pages(factory, operation, self._workloads[operation], self._implementations.get(operation, [])),
             *group_pages(factory, sorted(workload.name for workload in self._workloads[operation])),
-            *run_pages(factory, self._runs.get(operation, []), self._superseded_by),
+            *run_pages(factory, sorted(run.name for run in factory.board.operation_runs.get(operation, ())),
+                       self._superseded_by),
             *(partial(implementation_page, factory, index, name) for name in self._implementations.get(operation, [])),
         ]
 
@@ -89,14 +90,6 @@ class KernelPlans:
         by_operation: dict[str, list[str]] = {}
         for name, entity in sorted(self.factory.catalog.implementations.items()):
             by_operation.setdefault(entity.refs["operation"].name, []).append(name)
-        return by_operation
-
-    @cached_property
-    def _runs(self) -> dict[str, list[str]]:
-        by_operation: dict[str, list[str]] = {}
-        facts = self.factory.board.runs
-        for name in sorted(self.factory.catalog.runs):
-            by_operation.setdefault(facts[name].operation, []).append(name)
         return by_operation
 
     @cached_property
