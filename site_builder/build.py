@@ -25,7 +25,7 @@ import click
 
 from . import urls
 from .asof import as_of_before_loading, from_source_date_epoch, resolve_as_of
-from .cache import default_cache_dir
+from .cache import ParseCache, default_cache_dir
 from .chart_svg import ChartDrawer
 from .context import page_tasks
 from .derive.comparison import COMPARISON_KEY_VERSION
@@ -37,7 +37,7 @@ from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
-from .fingerprint import DataFiles, build_fingerprint, code_fingerprint
+from .fingerprint import DataFiles, build_fingerprint, code_fingerprint, fingerprint_with_digests
 from .forked import InFork
 from .manifest import (
     ManifestHeader, PageRecord, PreviousSite, SiteManifest, forget, inspect_site, listing_digest, manifest_path, read_header,
@@ -52,6 +52,9 @@ from .views import MIRROR_VERSION
 from .write import OutputError, Outputs
 
 Progress = Callable[[str], None]
+# The site's listing is wanted only after the load and derive: it yields the cores to the hashing
+# of the data and to the load until then (``_check_inputs_and_site``).
+LISTING_NICENESS = 10
 PROGRESS_LINES = 20  # "N pages" lines in a build of many pages (one task makes a page or a few)
 
 
@@ -108,7 +111,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         # A run may not be observed after an as-of date given explicitly; a date taken from git may
         # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
         catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ),
-                               cache=cache, files=files)
+                               cache=cache, files=files, parse_cache=site_check.parse_cache)
         as_of_date, as_of_source = resolve_as_of(
             as_of, os.environ, data_dir, (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
         step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
@@ -198,33 +201,45 @@ def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None
 
 def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, files: DataFiles, *,
                            as_of: str, base_url: str, cache: bool) -> tuple[str, _SiteCheck]:
-    """(the inputs' fingerprint, what is known of the site on disk). Listing the site (one stat per
-    file) runs in a forked process while this one hashes the data: both take a second or two at
-    100,000 runs, and a build with nothing to do is only this. When the inputs changed, the build
-    will need the whole manifest (a second to read at 100,000 runs): it is read here too, while the
-    listing goes on; the listing is waited for only once the previous site is used, after the load
-    and derive (``_SiteCheck.previous_site``)."""
+    """(the inputs' fingerprint, what is known of the site on disk).
+
+    Where a previous build left a manifest, three things run at once. A forked copy lists the site
+    (one stat per file, ``listing_digest``), at a lower priority: its answer is wanted only after
+    the load and derive, and says whether anyone touched the site since. Another copy hashes the
+    data (``fingerprint_with_digests``, sending back the files' digests for the load). Meanwhile
+    this process reads what a rebuild needs first, the whole manifest and the parse cache (each
+    most of a second at 100,000 runs): a build with nothing to do wastes that reading, on a core
+    the other two share, but a rebuild no longer waits for the hashing before it.
+    """
     header = read_header(manifest_file) if manifest_file is not None and out_dir.is_dir() else None
     if header is None:
         return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), _SiteCheck(None, None, None)
-    listing = InFork(lambda: listing_digest(out_dir), "site listing")
+    code_fingerprint()  # once, before the forks: every process needs it
+    listing = InFork(lambda: listing_digest(out_dir), "site listing", nice=LISTING_NICENESS)
+    hashing = InFork(lambda: fingerprint_with_digests(data_dir, files, as_of=as_of, base_url=base_url), "fingerprint")
     try:
-        fingerprint = build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files)
-        manifest = SiteManifest.read(manifest_file) if fingerprint != header.fingerprint else None  # type: ignore[arg-type]
+        manifest = SiteManifest.read(manifest_file)  # type: ignore[arg-type]
+        parse_cache = ParseCache.for_data(data_dir)
+        fingerprint, files.digests = hashing.result()
     except BaseException:
         listing.close()
+        hashing.close()
         raise
-    return fingerprint, _SiteCheck(header, manifest, listing)
+    if fingerprint == header.fingerprint:
+        manifest = parse_cache = None
+    return fingerprint, _SiteCheck(header, manifest, listing, parse_cache)
 
 
 class _SiteCheck:
     """What the build knows of the site on disk before loading: the header of the manifest of the
     build that wrote it, that whole manifest if the inputs changed since, and the site's listing
-    (pending, in a forked process), which says whether anyone touched the site since."""
+    (pending, in a forked process), which says whether anyone touched the site since; and the
+    parse cache, read while the inputs were hashed."""
 
     def __init__(self, header: ManifestHeader | None, manifest: SiteManifest | None,
-                 listing: InFork[str] | None) -> None:
+                 listing: InFork[str] | None, parse_cache: ParseCache | None = None) -> None:
         self.header, self._manifest, self._listing = header, manifest, listing
+        self.parse_cache = parse_cache  # read already, for the load (``_check_inputs_and_site``)
         self._listed: str | None = None
 
     def up_to_date(self, fingerprint: str) -> bool:

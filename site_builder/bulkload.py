@@ -254,9 +254,12 @@ def load_many(data_dir: Path, paths: Sequence[str | os.PathLike[str]], cache: Pa
 
 
 def save_caches(data_dir: Path, cache: ParseCache) -> None:
-    """Write the parse cache and the stat index beside it (each only when it changed)."""
+    """Write the parse cache and the stat index beside it (each only when it changed; the index
+    only when this process opened it: another may have hashed the files, and saved it)."""
     cache.save()
-    StatIndex.for_data(data_dir, cache.file.parent).save()
+    index = StatIndex.opened(data_dir, cache.file.parent)
+    if index is not None:
+        index.save()
 
 
 def _load_many(data_dir: Path, files: list[str], cache: ParseCache | None, jobs: int | None,
@@ -270,11 +273,13 @@ def _load_many(data_dir: Path, files: list[str], cache: ParseCache | None, jobs:
     misses: list[int] = []
     if cache is not None and len(cache):
         get = cache.get
-        hashes = StatIndex.for_data(data_dir, cache.file.parent)
+        hashes = None  # opened for the first file without a digest: a build's fingerprint gave them all
         for index, file in enumerate(files):
             relative = relatives[index]
             digest = digests[index] if digests is not None else None
             if digest is None:
+                if hashes is None:
+                    hashes = StatIndex.for_data(data_dir, cache.file.parent)
                 digest = _content_digest(file, relative, hashes)
                 if digest is None:
                     misses.append(index)

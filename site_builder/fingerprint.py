@@ -143,3 +143,9 @@ def build_fingerprint(data_dir: Path, *, as_of: str, base_url: str, cache: bool 
         index.save()
     parts = (FORMAT, code_fingerprint(), data_digest, f"as-of={as_of}", f"base-url={base_url}")
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def fingerprint_with_digests(data_dir: Path, files: DataFiles, *, as_of: str, base_url: str) -> tuple[str, dict[str, bytes]]:
+    """``build_fingerprint`` (with the stat index) and the digests it took of ``files``
+    (``DataFiles.digests``): all the load needs of it, for a process that fingerprints for another."""
+    return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, files=files), files.digests

@@ -9,6 +9,7 @@ search index while the other site-wide files are made.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Generic, TypeVar
@@ -24,13 +25,15 @@ class _Failed:
 
 
 class InFork(Generic[T]):
-    """``work()`` in a forked copy, started now; ``result`` waits for it, once."""
+    """``work()`` in a forked copy, started now; ``result`` waits for it, once. ``nice``: how much
+    lower the copy's scheduling priority is than this process's (``os.nice``), for work whose
+    result is wanted only later, so that it takes a core only when no more urgent work wants it."""
 
-    def __init__(self, work: Callable[[], T], what: str) -> None:
+    def __init__(self, work: Callable[[], T], what: str, nice: int = 0) -> None:
         self.what = what  # named in the error if the copy dies
         context = multiprocessing.get_context("fork")
         self._connection, theirs = context.Pipe(duplex=False)
-        self._process = context.Process(target=_answer, args=(work, theirs), daemon=True)
+        self._process = context.Process(target=_answer, args=(work, theirs, nice), daemon=True)
         self._process.start()
         theirs.close()  # so that a copy that dies is seen as the end of the pipe
 
@@ -58,7 +61,9 @@ class InFork(Generic[T]):
         self._process.join()
 
 
-def _answer(work: Callable[[], T], connection: Connection) -> None:
+def _answer(work: Callable[[], T], connection: Connection, nice: int) -> None:
+    if nice:
+        os.nice(nice)
     try:
         answer: T | _Failed = work()
     except Exception as error:  # sent back for the caller to raise

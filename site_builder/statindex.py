@@ -51,6 +51,16 @@ Entry = tuple[int, int, int, int, bytes]
 _OPEN: dict[tuple[str, str], "StatIndex"] = {}
 
 
+def _key(data_dir: Path, cache_dir: Path | None) -> tuple[str, str]:
+    """(the data folder, resolved; its index file): what ``_OPEN`` knows an index by."""
+    from .cache import default_cache_dir
+
+    resolved = str(data_dir.resolve())
+    folder = cache_dir or default_cache_dir(data_dir)
+    tag = hashlib.sha256(resolved.encode()).hexdigest()[:16]
+    return resolved, str(folder / f"stat-{tag}.index")
+
+
 def _now_ns() -> int:
     return time.time_ns()
 
@@ -71,18 +81,17 @@ class StatIndex:
     @classmethod
     def for_data(cls, data_dir: Path, cache_dir: Path | None = None) -> "StatIndex":
         """The index of ``data_dir``, shared by every caller in this process."""
-        from .cache import default_cache_dir
-
-        resolved = str(data_dir.resolve())
-        folder = cache_dir or default_cache_dir(data_dir)
-        tag = hashlib.sha256(resolved.encode()).hexdigest()[:16]
-        file = folder / f"stat-{tag}.index"
-        key = (resolved, str(file))
+        key = _key(data_dir, cache_dir)
         index = _OPEN.get(key)
         if index is None:
-            index = _OPEN[key] = cls(file)
+            index = _OPEN[key] = cls(Path(key[1]))
             index.read()
         return index
+
+    @classmethod
+    def opened(cls, data_dir: Path, cache_dir: Path | None = None) -> "StatIndex | None":
+        """The index of ``data_dir`` if a caller in this process has opened it (``for_data``), else None."""
+        return _OPEN.get(_key(data_dir, cache_dir))
 
     def read(self) -> None:
         if self.file is None:

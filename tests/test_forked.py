@@ -37,3 +37,9 @@ def test_close_ends_a_copy_whose_answer_is_not_taken():
     copy.close()
     assert not copy._process.is_alive()
     assert copy._process.exitcode == -signal.SIGTERM
+
+
+def test_a_copy_started_nicer_runs_at_a_lower_priority():
+    mine = os.nice(0)
+    assert InFork(lambda: os.nice(0), "test", nice=5).result() == min(19, mine + 5)
+    assert os.nice(0) == mine

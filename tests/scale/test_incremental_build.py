@@ -69,6 +69,26 @@ def test_one_changed_run_rerenders_only_what_depends_on_it_and_matches_a_clean_b
     assert files(site) == clean_build(data, data.parent / "clean")
 
 
+def test_a_rebuild_takes_the_data_s_hashes_from_a_forked_copy_and_matches_a_clean_build(
+        built, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy hashes the data (with the stat index) while this process reads the manifest and the
+    parse cache: the load takes every file's hash from it, and this process never opens the index."""
+    from site_builder import bulkload, statindex
+
+    data, site, _ = built
+    monkeypatch.setattr(statindex, "_OPEN", {})
+
+    def refused(*_: object) -> None:
+        raise AssertionError("the build's own process hashed a data file the copy had hashed")
+
+    monkeypatch.setattr(bulkload, "_content_digest", refused)
+    change_one_run(data)
+    second = build_site(data, site, AS_OF)
+    assert not second.up_to_date and 0 < second.built < second.pages / 4
+    assert statindex._OPEN == {}
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+
 def test_a_rebuild_plans_the_pages_of_the_changed_kernel_only(built, monkeypatch: pytest.MonkeyPatch) -> None:
     """The other kernels' pages are kept whole, without planning a task for any of them (``context.kernels``)."""
     data, site, _ = built
