@@ -44,7 +44,7 @@ from .manifest import (
 )
 from .mirrors import MirrorIndex, page_schemas
 from .problems import DataError
-from .render import TEMPLATES, Renderer
+from .render import TEMPLATES, Renderer, compiled_templates
 from .render_pool import KeptPages, render_pages
 from .repository import load_catalog
 from .signatures import PageSignatures
@@ -121,7 +121,8 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         if cache:  # only now: the site's listing had the load and derive's time to finish
             previous = site_check.previous_site(out_dir, manifest_file)
         bundle_name, bundle_bytes = drawer.bundle()
-        renderer = Renderer(vega_bundle=bundle_name)
+        renderer = Renderer(vega_bundle=bundle_name, compiled=(
+            compiled_templates(default_cache_dir(data_dir), code_fingerprint()) if cache else None))
         renderer.charts.draw_with(drawer)
         # What turns a view model into HTML; pages are reused only when it is unchanged.
         renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{base_url}".encode()).hexdigest()

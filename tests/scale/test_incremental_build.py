@@ -89,6 +89,33 @@ def test_a_rebuild_takes_the_data_s_hashes_from_a_forked_copy_and_matches_a_clea
     assert files(site) == clean_build(data, data.parent / "clean")
 
 
+def test_a_rebuild_compiles_no_template_and_a_change_of_code_compiles_them_again(
+        built, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first build keeps its compiled templates in the cache folder, one folder per version of
+    the code (``render.compiled_templates``); a rebuild, in every process that renders, loads them."""
+    from jinja2 import Environment
+
+    data, site, _ = built
+    compiled = default_cache_dir(data) / "templates"
+    (folder,) = compiled.iterdir()
+    assert any(folder.iterdir())
+    compile_source = Environment.compile
+
+    def refused(*_: object, **__: object) -> None:
+        raise AssertionError("a template was compiled again")
+
+    monkeypatch.setattr(Environment, "compile", refused)
+    change_one_run(data)
+    assert 0 < build_site(data, site, AS_OF).rendered
+    monkeypatch.setattr(Environment, "compile", compile_source)
+    assert files(site) == clean_build(data, data.parent / "clean")
+
+    monkeypatch.setattr(build, "code_fingerprint", lambda: "another version of the code")
+    monkeypatch.setattr(fingerprint, "code_fingerprint", lambda: "another version of the code")
+    build_site(data, site, AS_OF)
+    assert [path.name for path in compiled.iterdir()] == ["another version of the code"[:24]]
+
+
 def test_a_rebuild_plans_the_pages_of_the_changed_kernel_only(built, monkeypatch: pytest.MonkeyPatch) -> None:
     """The other kernels' pages are kept whole, without planning a task for any of them (``context.kernels``)."""
     data, site, _ = built
