@@ -210,7 +210,8 @@ def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | 
     data (``fingerprint_with_digests``, sending back the files' digests for the load). Meanwhile
     this process reads what a rebuild needs first, the whole manifest and the parse cache (each
     most of a second at 100,000 runs): a build with nothing to do wastes that reading, on a core
-    the other two share, but a rebuild no longer waits for the hashing before it.
+    the other two share, but a rebuild no longer waits for the hashing before it (nor, when only
+    the site was changed by hand, for the listing).
     """
     header = read_header(manifest_file) if manifest_file is not None and out_dir.is_dir() else None
     if header is None:
@@ -226,16 +227,14 @@ def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | 
         listing.close()
         hashing.close()
         raise
-    if fingerprint == header.fingerprint:
-        manifest = parse_cache = None
     return fingerprint, _SiteCheck(header, manifest, listing, parse_cache)
 
 
 class _SiteCheck:
     """What the build knows of the site on disk before loading: the header of the manifest of the
-    build that wrote it, that whole manifest if the inputs changed since, and the site's listing
-    (pending, in a forked process), which says whether anyone touched the site since; and the
-    parse cache, read while the inputs were hashed."""
+    build that wrote it, that whole manifest (read before it was known to be needed), and the
+    site's listing (pending, in a forked process), which says whether anyone touched the site
+    since; and the parse cache, read while the inputs were hashed."""
 
     def __init__(self, header: ManifestHeader | None, manifest: SiteManifest | None,
                  listing: InFork[str] | None, parse_cache: ParseCache | None = None) -> None:

@@ -1,9 +1,10 @@
 """The front of a rebuild: what is read before the load, and when.
 
 A rebuild needs the previous build's whole manifest (tens of MB at scale); a build with nothing to
-do needs only its header. The listing of the site runs in a forked process meanwhile, so the
-manifest is read while that listing runs, and only when the inputs changed; a rebuild waits for
-the listing only once it uses the previous site, after loading the data.
+do needs only its header. The listing of the site and the hashing of the data run in forked
+processes meanwhile, so the manifest is read while both run, before it is known whether anything
+changed (a build with nothing to do then drops it); a rebuild waits for the listing only once it
+uses the previous site, after loading the data.
 """
 
 from __future__ import annotations
@@ -62,18 +63,34 @@ def test_a_rebuild_reads_the_manifest_once_while_the_site_is_listed(recorded) ->
     assert reads == [False]
 
 
-def test_a_build_with_nothing_to_do_does_not_read_the_manifest(recorded) -> None:
+def test_the_manifest_is_read_while_the_data_is_hashed_and_a_build_with_nothing_to_do_uses_none_of_it(
+        recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data, site, reads = recorded
+    hashed = tmp_path / "hashed"
+    real_fingerprint = build.fingerprint_with_digests
+
+    def slow_fingerprint(*args, **kwargs):
+        time.sleep(LISTING_SECONDS)
+        found = real_fingerprint(*args, **kwargs)
+        hashed.touch()
+        return found
+
+    monkeypatch.setattr(build, "fingerprint_with_digests", slow_fingerprint)
+    real_read = build.SiteManifest.read
+    hashed_when_read: list[bool] = []
+    monkeypatch.setattr(build.SiteManifest, "read", lambda path: hashed_when_read.append(hashed.exists()) or real_read(path))
+    before = {path: path.stat().st_mtime_ns for path in site.rglob("*")}
     assert build_site(data, site, AS_OF).up_to_date
-    assert reads == []
+    assert hashed_when_read == [False] and hashed.exists()
+    assert {path: path.stat().st_mtime_ns for path in site.rglob("*")} == before
 
 
-def test_a_site_changed_by_hand_with_unchanged_data_reads_the_manifest_after_the_listing(recorded) -> None:
+def test_a_site_changed_by_hand_with_unchanged_data_is_rebuilt_from_the_manifest_read_up_front(recorded) -> None:
     data, site, reads = recorded
     (site / "robots.txt").write_text("changed by hand\n")
     summary = build_site(data, site, AS_OF)
     assert not summary.up_to_date and summary.reused > 0
-    assert reads == [True]
+    assert reads == [False]  # once, while the site was still being listed
 
 
 def test_a_rebuild_loads_the_data_while_the_site_is_listed(recorded, monkeypatch: pytest.MonkeyPatch) -> None:
