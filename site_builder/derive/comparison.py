@@ -41,12 +41,30 @@ def comparison_key_of(*, operation: str, workload: str, protocol: str, environme
     # is the definition, and the tests hold this to it.
     if type(operation) is str and type(workload) is str and type(protocol) is str and type(environment) is str \
             and type(policy_digest) is str and (metric is None or type(metric) is str):
-        return sha256_digest(
-            f'{{"correctness":{_string(policy_digest)},"environment":{_string(environment)},"metric":{_string(metric or "none")},'
-            f'"operation":{_string(operation)},"protocol":{_string(protocol)},"v":{COMPARISON_KEY_VERSION},'
-            f'"workload":{_string(workload)}}}')
+        return comparison_key_of_quoted(operation=quote(operation), workload=quote(workload), protocol=quote(protocol),
+                                        environment=quote(environment), policy_digest=quote(policy_digest),
+                                        metric=quote_metric(metric))
     return comparison_key_reference(operation=operation, workload=workload, protocol=protocol, environment=environment,
                                     policy_digest=policy_digest, metric=metric)
+
+
+def quote(text: str) -> str:
+    """A string as the canonical JSON of a comparison key writes it (``comparison_key_of_quoted``)."""
+    return _string(text)
+
+
+def quote_metric(metric: str | None) -> str:
+    """A metric as a comparison key writes it: "none" for no metric."""
+    return _QUOTED_METRICS.get(metric) or _string(metric or "none")
+
+
+def comparison_key_of_quoted(*, operation: str, workload: str, protocol: str, environment: str, policy_digest: str,
+                             metric: str) -> str:
+    """``comparison_key_of`` given each part already written as a JSON string (``quote``,
+    ``quote_metric``): lanes that share a workload, protocol or environment share its string."""
+    return sha256_digest(
+        f'{{"correctness":{policy_digest},"environment":{environment},"metric":{metric},"operation":{operation},'
+        f'"protocol":{protocol},"v":{COMPARISON_KEY_VERSION},"workload":{workload}}}')
 
 
 def comparison_key_reference(*, operation: str, workload: str, protocol: str, environment: str, policy_digest: str,
@@ -62,6 +80,8 @@ def comparison_key_reference(*, operation: str, workload: str, protocol: str, en
         "metric": metric or "none",
     }))
 
+
+_QUOTED_METRICS = {metric: _string(metric or "none") for metric in (None, "latency:median:ns", "latency:mean:ns")}
 
 # Metrics where less is better, so a group can rank them ascending; a throughput could not be.
 LOWER_IS_BETTER = ("latency", "memory")

@@ -29,7 +29,7 @@ def record_history(eligible: Iterable[RunFacts]) -> list[RecordEvent]:
     """Replays eligible runs by observedAt (digest breaks ties); a run equal to the record is no new record."""
     ordered = list(eligible)
     if len(ordered) < 2:  # most groups have one run: it set the record, breaking none
-        return [RecordEvent(run, None) for run in ordered]
+        return [RecordEvent(ordered[0], None)] if ordered else []  # not a comprehension, a call of its own
     ordered.sort(key=_OBSERVED_AT_AND_DIGEST)
     events: list[RecordEvent] = []
     holder: RunFacts | None = None

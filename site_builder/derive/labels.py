@@ -51,7 +51,8 @@ class GroupLabeller:
         self._facets: list[Facets] = []  # by number
         self._names: list[tuple[str, ...]] = []  # by number: the names of its facets
         self._values: list[tuple[str, ...]] = []  # by number: the values of its facets, in that order
-        self._named: dict[tuple, dict[int, str]] = {}
+        # (GPU, facet names, lanes' numbers) -> each lane's label, and whether two lanes share one
+        self._named: dict[tuple, tuple[dict[int, str], bool]] = {}
 
     def labels(self, cohorts: Iterable[tuple[str, str, Hashable]]) -> dict[str, str]:
         """Labels by key of groups given as (key, GPU, lane)."""
@@ -66,13 +67,16 @@ class GroupLabeller:
             names = self._names[group[0][1]]
             # A group's label depends on its own facets and on the others' as a set: not on their order.
             decided_by = (gpu, names, tuple(sorted(number for _, number in group)))
-            named = self._named.get(decided_by)
-            if named is None:
+            found = self._named.get(decided_by)
+            if found is None:
                 numbers = decided_by[2]
-                named = self._named[decided_by] = dict(zip(numbers, _named(gpu, [self._row(n, names) for n in numbers])))
+                named = dict(zip(numbers, _named(gpu, [self._row(n, names) for n in numbers])))
+                found = self._named[decided_by] = (named, len(set(named.values())) < len(numbers))
+            named, tied = found
             for key, number in group:
                 labels[key] = named[number]
-            _break_remaining_ties([key for key, _ in group], labels)
+            if tied:  # else every group has a label of its own
+                _break_remaining_ties([key for key, _ in group], labels)
         return labels
 
     def _number(self, lane: Hashable) -> int:

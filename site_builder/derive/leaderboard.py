@@ -10,16 +10,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property, partial
-from operator import attrgetter
+from operator import itemgetter
 
 from schemas.expressions import Expression, parse_expression
 
 from ..bulkload import paused_gc
 from ..link import Catalog, Entity
 from .challenges import CohortChallenge, cohort_challenges, coverage_gaps
-from .comparison import group_by_cohort
-from .eligibility import eligibility_reasons, superseded_names
-from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_facts
+from .eligibility import eligibility_reasons
+from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_index
 from .floors import Floor, floor_of_bytes, match_datasheet, workload_bytes
 from .history import RecordEvent, record_history
 from .labels import GroupLabeller
@@ -214,8 +213,9 @@ def _environment_gpus(catalog: Catalog) -> dict[str, Gpu]:
     return gpus
 
 
-def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) -> dict[tuple[str, str], Floor | None]:
-    """Floors of every (single-case workload, environment) pair that has a run and a datasheet."""
+def _floors(catalog: Catalog, pairs: Iterable[tuple[str, str]], gpus: dict[str, Gpu]) -> dict[tuple[str, str], Floor | None]:
+    """Floors of each (workload, environment) of ``pairs``, in that order: None where it is not a
+    single-case workload on a GPU with a datasheet."""
     floors: dict[tuple[str, str], Floor | None] = {}
     cases = catalog.of("WorkloadCase")
     # By workload: one count of tensor bytes and one FLOP count per workload, not per (workload, GPU).
@@ -226,8 +226,7 @@ def _floors(catalog: Catalog, runs: Iterable[RunFacts], gpus: dict[str, Gpu]) ->
     sheets: dict[str, tuple[float, dict[str, float]]] = {}
     # A floor depends on the workload and the datasheet only: environments of one GPU share it.
     by_datasheet: dict[tuple[str, str], Floor] = {}
-    # Each pair once, in the order the runs first have it (gathered in C: 100,000 runs, 44,000 pairs).
-    for pair in dict.fromkeys(map(_WORKLOAD_AND_ENVIRONMENT, runs)):
+    for pair in pairs:
         name, environment = pair
         workload, datasheet = cases.get(name), gpus[environment].datasheet
         if workload is None or datasheet is None:  # suites have no single shape; unknown GPUs no datasheet
@@ -256,9 +255,6 @@ def _sheet(hardware: Entity) -> tuple[float, dict[str, float]]:
     """A datasheet's bandwidth (GB/s) and dense peak (TFLOP/s) per operand class."""
     spec = hardware.spec
     return spec.bandwidthGBps.value, {dtype: rate.value for dtype, rate in spec.peakTflops.items()}
-
-
-_WORKLOAD_AND_ENVIRONMENT = attrgetter("workload", "environment")
 
 
 def _parsed(formula: str, formulas: dict[str, Expression]) -> Expression:
@@ -303,6 +299,29 @@ def _default_first(cohort: Cohort) -> tuple:
 _NO_RECORD = float("inf")
 
 
+def split_by_eligibility(runs: list[RunFacts], superseded: frozenset[str], floor_ns: float | None,
+                         reasons: dict[str, tuple[str, ...]]) -> tuple[list[RunFacts], list[RunFacts]]:
+    """The runs of one group that may be ranked and those that may not, each in the given order;
+    ``reasons`` gets each of the latter's ``eligibility_reasons``. ``floor_ns``: the group's floor,
+    or None where there is none or its runs' values are not times."""
+    eligible: list[RunFacts] = []
+    unranked: list[RunFacts] = []
+    for run in runs:
+        value = run.value
+        # A run with none of the reasons, told apart without a call or a tuple: most runs.
+        if (run.status == "passed" and not run.retracted and value is not None
+                and (floor_ns is None or not value < floor_ns) and run.name not in superseded):
+            eligible.append(run)
+            continue
+        found = eligibility_reasons(run, superseded=run.name in superseded, floor_ns=floor_ns)
+        if found:
+            reasons[run.name] = found
+            unranked.append(run)
+        else:
+            eligible.append(run)
+    return eligible, unranked
+
+
 def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
     # Derived facts hold no reference cycles, and the catalog behind them is millions of objects
     # that every full collection would walk again: at 10,000 runs the collector was half the time.
@@ -312,46 +331,49 @@ def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
 
 def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
     implementations = {name: implementation_facts(entity) for name, entity in sorted(catalog.implementations.items())}
-    runs = run_facts(catalog, implementations)
+    index = run_index(catalog, implementations)
     gpus = _environment_gpus(catalog)
-    floors = _floors(catalog, runs.values(), gpus)
-    superseded = superseded_names(runs.values())
+    floors = _floors(catalog, index.pairs, gpus)
+    superseded = index.superseded
 
     reasons: dict[str, tuple[str, ...]] = {}
     cohorts: dict[str, Cohort] = {}
-    for key, members in group_by_cohort(runs.values()).items():
+    row_of: dict[str, RankedRow] = {}
+    # By workload: each group with what orders it (``_default_first``), read while the group is at hand.
+    by_workload: dict[str, list[tuple[tuple, Cohort]]] = {}
+    for key, members in index.groups.items():
         first = members[0]
-        # The runs of a group share their workload and GPU: one floor for all of them.
+        metric = first.metric
+        # The runs of a group share their workload, GPU and metric (the key has them): one floor
+        # for all of them, held to their values where they are times (``RunFacts.value_ns``).
         floor = floors.get((first.workload, first.environment))
-        floor_ns = floor.truthful_ns if floor else None
-        eligible: list[RunFacts] = []
-        unranked: list[RunFacts] = []
-        for run in members:
-            found = eligibility_reasons(run, superseded=run.name in superseded, floor_ns=floor_ns)
-            if found:
-                reasons[run.name] = found
-                unranked.append(run)
-            else:
-                eligible.append(run)
+        floor_ns = floor.truthful_ns if floor and metric is not None and metric.endswith(":ns") else None
+        eligible, unranked = split_by_eligibility(members, superseded, floor_ns, reasons)
+        rows = rank_runs(eligible)
+        for row in rows:
+            row_of[row.run.name] = row
         # Positional, in Cohort's order (key, operation, workload, protocol, environment, metric,
         # gpu, runs, rows, unranked, history): keywords cost more on 57,000 groups.
-        cohorts[key] = Cohort(key, first.operation, first.workload, first.protocol, first.environment, first.metric,
-                              gpus[first.environment], members, rank_runs(eligible), unranked, record_history(eligible))
+        cohorts[key] = cohort = Cohort(key, first.operation, first.workload, first.protocol, first.environment, metric,
+                                       gpus[first.environment], members, rows, unranked, record_history(eligible))
+        by_workload.setdefault(first.workload, []).append((_default_first(cohort), cohort))
     reasons = dict(sorted(reasons.items()))  # in the runs' order (by name), not the groups'
 
     workload_cohorts: dict[str, list[Cohort]] = {}
-    for cohort in cohorts.values():
-        workload_cohorts.setdefault(cohort.workload, []).append(cohort)
     # A group's facets are those of its (protocol, environment, metric): 417 lanes at 100,000 runs.
     labeller = GroupLabeller(partial(_facets, catalog))
-    for name, group in workload_cohorts.items():
-        group.sort(key=_default_first)
+    for name, ordered in by_workload.items():
+        ordered.sort(key=_FIRST)  # the orders end in the groups' keys: never equal
+        workload_cohorts[name] = group = [cohort for _, cohort in ordered]
         labels = labeller.labels([(cohort.key, cohort.gpu.label, (cohort.protocol, cohort.environment, cohort.metric))
                                   for cohort in group])
         for cohort in group:
             cohort.label = labels[cohort.key]
 
-    board = Leaderboard(catalog=catalog, as_of=as_of, implementations=implementations, runs=runs, reasons=reasons,
+    board = Leaderboard(catalog=catalog, as_of=as_of, implementations=implementations, runs=index.facts, reasons=reasons,
                         cohorts=cohorts, workload_cohorts=workload_cohorts, gpus=gpus, floors=floors)
-    board.row_of = {row.run.name: row for cohort in cohorts.values() for row in cohort.rows}
+    board.row_of = row_of
     return board
+
+
+_FIRST = itemgetter(0)

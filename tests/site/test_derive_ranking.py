@@ -6,7 +6,8 @@ from datetime import date, datetime, timezone
 import pytest
 
 from site_builder.derive.comparison import (
-    comparison_key, comparison_key_of, comparison_key_reference, group_by_cohort, primary_metric,
+    comparison_key, comparison_key_of, comparison_key_of_quoted, comparison_key_reference, group_by_cohort, primary_metric,
+    quote, quote_metric,
 )
 from site_builder.derive.eligibility import (
     BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, RETRACTED, SUPERSEDED, eligibility_reasons, reason_text,
@@ -37,6 +38,8 @@ def test_comparison_key_written_directly_matches_its_definition(metric):
     parts = dict(operation="sha256:" + "1" * 64, workload="sha256:" + "2" * 64, protocol="sha256:" + "3" * 64,
                  environment="e\u00e9\"x", policy_digest="sha256:" + "5" * 64, metric=metric)
     assert comparison_key_of(**parts) == comparison_key_reference(**parts)
+    quoted = {name: quote(value) for name, value in parts.items() if name != "metric"}
+    assert comparison_key_of_quoted(**quoted, metric=quote_metric(metric)) == comparison_key_reference(**parts)
 
 
 def test_primary_metric_prefers_timing_then_lower_is_better_measurements():
