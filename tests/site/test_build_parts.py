@@ -247,6 +247,9 @@ def test_claimed_files_differ_from_their_baseline_only_where_claimed():
     assert differing(files, baseline) == [("d", files["d"]), ("c", files["c"])]
     assert sorted(differing(dict(files), baseline)) == sorted(differing(files, baseline))
     assert differing(files, dict(baseline)) == [("c", files["c"]), ("d", files["d"])]  # another baseline: compared
+    fresh = ClaimedFiles({})
+    fresh["a"] = fresh.claimed["a"] = baseline["a"]
+    assert fresh.claimed is fresh and differing(fresh, fresh.baseline) == [("a", baseline["a"])]
 
 
 def test_a_staged_file_is_recorded_as_written(tmp_path):
