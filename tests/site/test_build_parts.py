@@ -15,7 +15,7 @@ from site_builder import formatting, urls
 from site_builder.asof import from_source_date_epoch, resolve_as_of
 from site_builder.chart_svg import spec_json
 from site_builder.markdown import render_markdown, safe_link
-from site_builder.manifest import PageRecord, SiteManifest, inspect_site
+from site_builder.manifest import ClaimedFiles, FileRecord, PageRecord, PreviousSite, SiteManifest, differing, inspect_site
 from site_builder.staircase_svg import staircase_svg
 from site_builder.write import OutputError, Outputs, check_output_path
 
@@ -178,6 +178,78 @@ def test_a_path_claimed_twice_with_a_kept_page_names_both(tmp_path, clash: str):
             if clash == "a later claim":
                 outputs.claim(outputs.staging.put("runs/a.html", b"two"), by=second)
             outputs.claim_kept([second])
+
+
+def in_place_site(tmp_path: Path, pages: list[PageRecord], others: list[str]) -> Outputs:
+    """Outputs rebuilding in place a site of ``pages`` and the files ``others``, as its manifest lists it."""
+    site = tmp_path / "site"
+    with Outputs(site) as outputs:
+        for path in [path for page in pages for path in (page.html, page.mirror)] + others:
+            outputs.add(path, path)
+        outputs.commit()
+        records = dict(outputs.records)
+    outputs = Outputs(site, PreviousSite.as_written(site, SiteManifest("f", "r", records, {"s": pages})))
+    assert outputs.in_place
+    return outputs
+
+
+def test_an_in_place_rebuild_lists_the_kept_and_claimed_files_and_removes_the_others(tmp_path):
+    pages = [PageRecord("run", f"Run {n}", f"runs/{n}.html", f"api/v1/runs/{n}.json") for n in range(3)]
+    with in_place_site(tmp_path, pages, ["index.html", "gone.html", "same.html"]) as outputs:
+        intact = outputs.staging.previous.intact
+        assert outputs.staging.keep_pages(pages[:2])
+        outputs.claim_kept(pages[:2])
+        outputs.claim_kept(pages[2:])  # not kept by the staging folder: its paths are looked up
+        outputs.add("index.html", "new")
+        outputs.add("same.html", "same.html")
+        outputs.add("new.html", "new")
+        expected = {path: record for path, record in intact.items() if path != "gone.html"}
+        expected.update({path: outputs.records[path] for path in ("index.html", "new.html")})
+        assert outputs.records == expected and len(outputs) == len(expected) and "gone.html" not in outputs.records
+        assert outputs.records["same.html"] is intact["same.html"] and outputs.reused == 7
+        # The changes, known from the claims alone, are those a comparison of every record finds.
+        assert differing(outputs.records, intact) == differing(dict(outputs.records), intact)
+        assert [path for path, _ in differing(outputs.records, intact)] == ["index.html", "new.html"]
+        outputs.commit()
+    site = tmp_path / "site"
+    assert (site / "index.html").read_text() == "new" and not (site / "gone.html").exists()
+    assert (site / "runs/2.html").read_text() == "runs/2.html"
+
+
+@pytest.mark.parametrize("clash", ["a later claim", "an earlier claim"])
+def test_a_path_claimed_twice_with_a_page_kept_in_place_names_both(tmp_path, clash: str):
+    page = PageRecord("run", "Run A", "runs/a.html", "api/v1/runs/a.json")
+    with in_place_site(tmp_path, [page], []) as outputs:
+        assert outputs.staging.keep_pages([page])
+        with pytest.raises(OutputError, match="two outputs claim runs/a.html: .*run page 'Run A'"):
+            if clash == "an earlier claim":
+                outputs.add("runs/a.html", "two", by=page)
+            outputs.claim_kept([page])
+            outputs.add("runs/a.html", "two", by=page)
+
+
+def test_a_kept_page_whose_file_the_previous_site_lacks_is_refused(tmp_path):
+    page = PageRecord("run", "Run A", "runs/a.html", "api/v1/runs/a.json")
+    stranger = PageRecord("run", "Run B", "runs/b.html", "api/v1/runs/a.json")
+    with in_place_site(tmp_path, [page], []) as outputs:
+        assert not outputs.staging.keep_pages([stranger])
+        with pytest.raises(KeyError, match="runs/b.html"):
+            outputs.claim_kept([stranger])
+
+
+def test_claimed_files_differ_from_their_baseline_only_where_claimed():
+    baseline = {path: FileRecord(path, "0" * 64, 1, 1) for path in ("a", "b", "c")}
+    files = ClaimedFiles(baseline)
+    for path, record in (("b", FileRecord("b", "0" * 64, 1, 1)), ("d", FileRecord("d", "1" * 64, 2, 2)),
+                         ("c", FileRecord("c", "2" * 64, 1, 1))):
+        files[path] = files.claimed[path] = record
+    assert files == {**baseline, "c": files["c"], "d": files["d"]}
+    assert differing(files, baseline) == [("d", files["d"]), ("c", files["c"])]
+    assert sorted(differing(dict(files), baseline)) == sorted(differing(files, baseline))
+    assert differing(files, dict(baseline)) == [("c", files["c"]), ("d", files["d"])]  # another baseline: compared
+    fresh = ClaimedFiles({})
+    fresh["a"] = fresh.claimed["a"] = baseline["a"]
+    assert fresh.claimed is fresh and differing(fresh, fresh.baseline) == [("a", baseline["a"])]
 
 
 def test_a_staged_file_is_recorded_as_written(tmp_path):
