@@ -49,12 +49,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, partial
+from operator import attrgetter
 
 from .derive.leaderboard import Cohort, Leaderboard
 from .link import Entity
 from .views import Page
 
 RUN_KIND = "BenchmarkRun"
+_NAME, _CONTENT_KEY = attrgetter("name"), attrgetter("document.content_key")
 
 
 class SignedTask:
@@ -105,18 +107,23 @@ class PageSignatures:
         once per run rather than again for each group that has it."""
         board = self._board
         superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
-        runs = board.catalog.of(RUN_KIND)
-        return {name: f"\0{name}\t{_content(runs[name])}\t{superseded_by.get(name, '')}".encode() for name in board.runs}
+        # Read in the order the files were loaded, near each other in memory, rather than in the
+        # board's order, scattered (a tenth less time at 100,000 runs): each of the board's runs is
+        # a file's, and a file without a run is never asked for.
+        files = board.catalog.of(RUN_KIND)
+        keys = list(map(_CONTENT_KEY, files.values()))
+        if None in keys:  # loaded without the bulk loader
+            keys = list(map(_content, files.values()))
+        return {name: f"\0{name}\t{key}\t{superseded_by.get(name, '')}".encode() for name, key in zip(files, keys)}
 
     @cached_property
     def _kernels(self) -> dict[str, str]:
-        return {operation: self.runs_digest([run.name for run in runs])
-                for operation, runs in self._board.operation_runs.items()}
+        return {operation: self.runs_digest(list(map(_NAME, runs))) for operation, runs in self._board.operation_runs.items()}
 
     def runs_digest(self, names: list[str]) -> str:
         """The global part and the runs ``names``, hashed."""
         digest = hashlib.sha256(self.shared.encode())
-        digest.update(b"".join([self.run_parts[name] for name in sorted(names)]))
+        digest.update(b"".join(map(self.run_parts.__getitem__, sorted(names))))
         return digest.hexdigest()
 
     def kernel(self, operation: str) -> str:
@@ -144,17 +151,19 @@ class RowSignatures:
         """The digest of each group of ``keys``, in order (``group``): each group is hashed once, and
         looked up in C (a page shows 200 rows, the ledger's pages half a million at 100,000 runs)."""
         found = self._groups
-        for key in set(keys).difference(found):
-            found[key] = self.group(self._board.cohorts[key])
+        missing = set(keys).difference(found)
+        if missing:
+            found.update(zip(missing, map(self.group, map(self._board.cohorts.__getitem__, missing))))
         return map(found.__getitem__, keys)
 
     def group(self, cohort: Cohort) -> bytes:
         """What a row of the group ``cohort`` reads beyond the global part, hashed: its key and label,
-        its kernel's headline workload, and each of its runs' file and superseding run."""
-        run_parts = self._pages.run_parts
-        shown = f"{cohort.key}\0{cohort.label}\0{self._headline(cohort.operation)}".encode()
-        return hashlib.sha256(shown + b"".join([run_parts[name] for name in sorted([run.name for run in cohort.runs])])
-                              ).digest()
+        its kernel's headline workload, and each of its runs' file and superseding run. Its runs are
+        read in C (``map``): the groups are some 55,000 at 100,000 runs, hashed by both processes
+        that sign a rebuild's pages (``render_pool``)."""
+        digest = hashlib.sha256(f"{cohort.key}\0{cohort.label}\0{self._headline(cohort.operation)}".encode())
+        digest.update(b"".join(map(self._pages.run_parts.__getitem__, sorted(map(_NAME, cohort.runs)))))
+        return digest.digest()
 
     def _headline(self, operation: str) -> str:
         found = self._headlines.get(operation)
