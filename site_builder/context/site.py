@@ -56,10 +56,10 @@ _COHORT, _KIND = attrgetter("cohort"), attrgetter("kind")
 
 
 class _Challenges:
-    """Each kind's challenges, newest first, sorted when first asked for: planning needs only how
-    many there are (which says how many pages), and a rebuild that keeps every full list but reads
-    the overview sorts them after the render worker forked (``render_pool``), while it signs,
-    rather than before, while the other core waits (60 ms at 100,000 runs)."""
+    """Each kind's challenges, newest first, sorted when first asked for (signing a full list's
+    page, building one or the overview). Planning needs only how many there are, which says how
+    many pages: a rebuild thus sorts them after ``render_pool`` forked its second process, while
+    both sign, rather than before, while the other core waits (60 ms at 100,000 runs)."""
 
     def __init__(self, challenges: list[CohortChallenge]):
         self._challenges = challenges

@@ -4,6 +4,7 @@ must leave most of these pages' signatures alone (or signing them would save not
 
 from __future__ import annotations
 
+import multiprocessing
 from datetime import date
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.context.kernels import KernelPages
 from site_builder.discover.ledger import newest_first
-from site_builder.signatures import RUN_KIND, PageSignatures, SignedTask, _content
+from site_builder.signatures import RUN_KIND, PageSignatures, RowSignatures, SignedTask, _content
 
 from .test_incremental_build import change_one_run
 
@@ -112,3 +113,31 @@ def test_challenge_lists_are_sorted_when_first_read_not_when_planned(synthetic: 
     assert len(sorts) == len(site.CHALLENGE_TITLES) - 1
     assert overview.totals == {kind: len(found) for kind, found in zip(overview.totals, [
         [c for c in board.cohort_challenges if c.kind == kind] for kind in overview.totals])}
+
+
+_forked_rows: RowSignatures | None = None
+
+
+def _hash_in_child(keys: list[str]) -> list[bytes]:
+    assert _forked_rows is not None
+    return list(_forked_rows.groups(keys))
+
+
+def test_a_group_hashed_by_a_forked_process_is_read_not_hashed_again(synthetic: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two processes that sign a rebuild's pages (``render_pool``) share the groups' digests
+    (``signatures.SharedDigests``): what the worker hashed, this process reads, the same bytes."""
+    global _forked_rows
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    keys = sorted(board.cohorts)
+    wanted = [PageSignatures(board, "renderer").rows().group(board.cohorts[key]) for key in keys]
+    _forked_rows = rows = PageSignatures(board, "renderer").rows()  # made before the fork, as page_tasks does
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            assert pool.apply(_hash_in_child, (keys[::2],)) == wanted[::2]
+    finally:
+        _forked_rows = None
+    hashed = []
+    monkeypatch.setattr(rows, "group", lambda cohort: hashed.append(cohort.key) or wanted[keys.index(cohort.key)])
+    assert list(rows.groups(keys)) == wanted
+    assert sorted(hashed) == keys[1::2]  # the half the child hashed was read, not hashed again
