@@ -50,6 +50,7 @@ import hashlib
 import mmap
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cached_property, partial
+from itertools import compress, filterfalse
 from operator import attrgetter
 
 from .derive.leaderboard import Cohort, Leaderboard
@@ -149,8 +150,8 @@ class RowSignatures:
     page back (the GPUs' pages and the ledger's, which show every ranked group), and this process,
     from the first on (the hardware pages, which show them all too). So each digest goes into
     memory both share (``SharedDigests``, made here, before the fork): a group hashed by one is
-    read by the other. At 100,000 runs the worker has hashed every group by the time this process,
-    having first taken the kept kernels' pages, starts signing: it saves ~0.15 s."""
+    read by the other. At 100,000 runs the worker has hashed most groups by the time this process,
+    having first taken the kept kernels' pages, starts signing (0.2 to 0.4 s of its CPU spared)."""
 
     def __init__(self, pages: PageSignatures, board: Leaderboard):
         self._pages, self._board = pages, board
@@ -164,16 +165,15 @@ class RowSignatures:
         found = self._groups
         missing = set(keys).difference(found)
         if missing:
-            found.update(zip(missing, map(self._shared_group, missing)))
+            # In the board's order: groups, and their runs, are read near each other in memory, not
+            # scattered as in a set's order (at 100,000 runs, hashing every group took 0.33 s, not 0.18).
+            missing = self._shared.in_board_order(missing)
+            found.update(self._shared.written(missing))  # hashed by another process
+            hashed = list(filterfalse(found.__contains__, missing))
+            digests = list(map(self.group, map(self._board.cohorts.__getitem__, hashed)))
+            self._shared.write(hashed, digests)
+            found.update(zip(hashed, digests))
         return map(found.__getitem__, keys)
-
-    def _shared_group(self, key: str) -> bytes:
-        """``group`` of the group ``key``, as another process hashed it if it did."""
-        digest = self._shared.get(key)
-        if digest is None:
-            digest = self.group(self._board.cohorts[key])
-            self._shared.put(key, digest)
-        return digest
 
     def group(self, cohort: Cohort) -> bytes:
         """What a row of the group ``cohort`` reads beyond the global part, hashed: its key and label,
@@ -223,14 +223,23 @@ class SharedDigests:
     def _numbers(self) -> dict[str, int]:
         return {key: number * self.SLOT for number, key in enumerate(self._keys)}
 
-    def get(self, key: str) -> bytes | None:
-        start = self._numbers[key]
-        return self._memory[start + 1:start + self.SLOT] if self._memory[start] else None
+    def in_board_order(self, keys: Iterable[str]) -> list[str]:
+        return sorted(keys, key=self._numbers.__getitem__)
 
-    def put(self, key: str, digest: bytes) -> None:
-        start = self._numbers[key]
-        self._memory[start + 1:start + self.SLOT] = digest
-        self._memory[start] = 1
+    def written(self, keys: list[str]) -> Iterator[tuple[str, bytes]]:
+        """Each of ``keys`` whose digest is written, with its digest; read in C (``map``): a
+        process asks for every group, some 55,000 at 100,000 runs."""
+        starts = list(map(self._numbers.__getitem__, keys))
+        done = list(map(self._memory.__getitem__, starts))  # each slot's first byte
+        starts = list(compress(starts, done))
+        slots = map(slice, map((1).__add__, starts), map(self.SLOT.__add__, starts))
+        return zip(compress(keys, done), map(self._memory.__getitem__, slots))
+
+    def write(self, keys: list[str], digests: list[bytes]) -> None:
+        memory = self._memory
+        for start, digest in zip(map(self._numbers.__getitem__, keys), digests):
+            memory[start + 1:start + self.SLOT] = digest
+            memory[start] = 1
 
 
 def _content(entity: Entity) -> str:
