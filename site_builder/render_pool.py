@@ -56,9 +56,11 @@ PARALLEL_FROM = 500
 # pages, the ledger pages showing its groups, the GPU and model pages, up to 0.2 s each) while
 # 163,000 unchanged pages are taken: one core did it all, the other idle.
 SHARE_FROM = 5_000
-# Tasks a signing process takes at a time: a lock each, against at most one chunk's wait where
-# the two meet (64 ledger pages, the dearest to sign, are ~50 ms at 100,000 runs).
-SIGN_CHUNK = 64
+# Tasks a signing process takes at a time: a lock each (microseconds), against at most one chunk's
+# wait where the two meet. Few: at 100,000 runs a GPU's page is ~8 ms to sign (its groups' digests)
+# and the first ledger pages signed more, so 64 at a time left one process waiting a tenth of a
+# second for the other's last chunk.
+SIGN_CHUNK = 8
 # From this many tasks to build, a rebuild's pages are built by a pool of workers (``_build``), and
 # none by this process, whose memory then grows no more than in a build from scratch.
 POOL_FROM = 2_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from functools import partial
+from functools import cached_property, partial
 from operator import attrgetter
 
 from .. import urls
@@ -52,23 +52,43 @@ def _first_paragraph(text: str | None) -> str | None:
 
 # A challenge list's order: its holder's observation, newest first, then the group.
 _OBSERVED_AT = attrgetter("holder.run.observed_at")
-_COHORT = attrgetter("cohort")
+_COHORT, _KIND = attrgetter("cohort"), attrgetter("kind")
+
+
+class _Challenges:
+    """Each kind's challenges, newest first, sorted when first asked for (signing a full list's
+    page, building one or the overview). Planning needs only how many there are, which says how
+    many pages: a rebuild thus sorts them after ``render_pool`` forked its second process, while
+    both sign, rather than before, while the other core waits (60 ms at 100,000 runs)."""
+
+    def __init__(self, challenges: list[CohortChallenge]):
+        self._challenges = challenges
+        counts = Counter(map(_KIND, challenges))
+        self.totals = {kind: counts[kind] for kind in CHALLENGE_TITLES if kind != GAP}
+
+    @cached_property
+    def by_kind(self) -> dict[str, list[CohortChallenge]]:
+        by_kind: dict[str, list[CohortChallenge]] = {kind: [] for kind in self.totals}
+        for challenge in self._challenges:
+            by_kind[challenge.kind].append(challenge)
+        # The most recently observed first: the gaps someone is most likely able to fill.
+        return {kind: newest_first(found, _OBSERVED_AT, _COHORT) for kind, found in by_kind.items()}
+
+    def page(self, kind: str, number: int) -> list[CohortChallenge]:
+        """The challenges of ``kind`` on its full list's page ``number``."""
+        return self.by_kind[kind][(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
 
 
 def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[Callable[[], list[ChallengesPage]]]:
     """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
     each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
-    the site (a site of 100,000 runs has tens of thousands of stale records). Sorted once here,
-    before the render workers fork; one task a page, so the workers share the pages. With
-    ``signer``, the full lists are signed by what they show (``signatures``); the overview, whose
-    coverage table counts every group, is built every time."""
+    the site (a site of 100,000 runs has tens of thousands of stale records). One task a page, so
+    the workers share the pages; each kind's list is sorted once per process, when first read
+    (``_Challenges``). With ``signer``, the full lists are signed by what they show
+    (``signatures``); the overview, whose coverage table counts every group, is built every time."""
     board = factory.board
-    by_kind: dict[str, list] = {kind: [] for kind in CHALLENGE_TITLES if kind != GAP}
-    for challenge in board.cohort_challenges:
-        by_kind[challenge.kind].append(challenge)
-    # The most recently observed first: the gaps someone is most likely able to fill.
-    by_kind = {kind: newest_first(found, _OBSERVED_AT, _COHORT) for kind, found in by_kind.items()}
-    totals = {kind: len(found) for kind, found in by_kind.items()}
+    challenges = _Challenges(board.cohort_challenges)
+    totals = challenges.totals
 
     def rows(found: list) -> list[ChallengeRow]:
         # Each row brings a group's summary and its leader's row, views without reference cycles
@@ -79,37 +99,36 @@ def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) 
     def overview() -> list[ChallengesPage]:
         return [ChallengesPage(
             **factory.page_fields("challenges", "Challenges", urls.CHALLENGES), **_coverage(factory),
-            groups={kind: rows(found[:LIST_LIMIT]) for kind, found in by_kind.items()}, totals=totals,
-            full_lists={kind: urls.challenges(kind) for kind in by_kind})]
+            groups={kind: rows(challenges.page(kind, 1)) for kind in totals}, totals=totals,
+            full_lists={kind: urls.challenges(kind) for kind in totals})]
 
     def full_list(kind: str, number: int, links: list[Link]) -> list[ChallengesPage]:
         title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
-        chunk = by_kind[kind][(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
         return [ChallengesPage(
             **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
-            gpus=[], coverage=[], gaps=[], groups={kind: rows(chunk)}, totals={kind: totals[kind]},
+            gpus=[], coverage=[], gaps=[], groups={kind: rows(challenges.page(kind, number))}, totals={kind: totals[kind]},
             page_number=number, pages=links)]
 
     tasks: list[Callable[[], list[ChallengesPage]]] = [overview]
-    for kind, found in by_kind.items():
-        count = max(1, -(-len(found) // LIST_LIMIT))
+    for kind, total in totals.items():
+        count = max(1, -(-total // LIST_LIMIT))
         links = [Link(title=f"Page {n}", url=urls.challenges(kind, n)) for n in range(1, count + 1)]
         pager = repr(links)
         for number in range(1, count + 1):
             task: Callable[[], list[ChallengesPage]] = partial(full_list, kind, number, links)
             if signer is not None:
-                chunk = found[(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
-                reads = partial(_challenges_reads, signer, [kind, str(number), str(totals[kind]), pager], chunk)
+                reads = partial(_challenges_reads, signer, [kind, str(number), str(total), pager], challenges, kind, number)
                 task = signer.signed(reads, task, urls.challenges(kind, number))
             tasks.append(task)
     return tasks
 
 
-def _challenges_reads(signer: RowSignatures, shown: list[str], chunk: list[CohortChallenge]) -> list[str | bytes]:
+def _challenges_reads(signer: RowSignatures, shown: list[str], challenges: _Challenges, kind: str, number: int
+                      ) -> list[str | bytes]:
     """What a challenge list's page shows, for its signature: ``shown`` (its kind, number, total
-    and pager) and its rows. Each row is its group's summary: the group's digest is all it reads
-    of the data."""
-    return [*shown, b"".join(signer.groups(list(map(_COHORT, chunk))))]
+    and pager) and its rows (``kind``'s on page ``number``). Each row is its group's summary: the
+    group's digest is all it reads of the data."""
+    return [*shown, b"".join(signer.groups(list(map(_COHORT, challenges.page(kind, number)))))]
 
 
 def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> ChallengeRow:

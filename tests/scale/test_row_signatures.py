@@ -4,15 +4,20 @@ must leave most of these pages' signatures alone (or signing them would save not
 
 from __future__ import annotations
 
+import multiprocessing
 from datetime import date
 from pathlib import Path
 
-from site_builder.context import page_tasks
+import pytest
+
+from site_builder.context import page_tasks, site
+from site_builder.context.common import ViewFactory
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.context.kernels import KernelPages
-from site_builder.signatures import PageSignatures, SignedTask
+from site_builder.discover.ledger import newest_first
+from site_builder.signatures import RUN_KIND, PageSignatures, RowSignatures, SignedTask, _content
 
 from .test_incremental_build import change_one_run
 
@@ -76,3 +81,63 @@ def test_groups_are_each_groups_digest_in_the_order_asked(synthetic: Path) -> No
     asked = [*reversed(keys), keys[0], keys[-1], keys[0]]
     assert list(rows.groups(asked)) == [wanted[key] for key in asked]
     assert len(set(wanted.values())) == len(keys)  # a digest tells groups apart
+
+
+def test_each_runs_part_is_its_name_file_and_superseding_run(synthetic: Path) -> None:
+    """``PageSignatures.run_parts`` (read in the files' order) holds, for every run of the board,
+    the text that kernel and group signatures hash: its name, its file's content key and the run
+    that supersedes it; loaded by the bulk loader or not (then the file's bytes are hashed)."""
+    for cache in (True, False):
+        board = derive_leaderboard(load_catalog(synthetic, None, cache=cache), AS_OF)
+        superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
+        files = board.catalog.of(RUN_KIND)
+        parts = PageSignatures(board, "renderer").run_parts
+        for name in board.runs:
+            assert parts[name] == f"\0{name}\t{_content(files[name])}\t{superseded_by.get(name, '')}".encode()
+        assert {name for name in board.runs if parts[name].endswith(b"\t")} == set(board.runs) - set(superseded_by)
+
+
+def test_challenge_lists_are_sorted_when_first_read_not_when_planned(synthetic: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planning needs only how many challenges there are (``context.site._Challenges``): a rebuild
+    sorts them after the render worker forked; signing and building sort them once."""
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    sorts = []
+    monkeypatch.setattr(site, "newest_first", lambda *args: sorts.append(args) or newest_first(*args))
+    tasks = site.challenges_tasks(ViewFactory(board), PageSignatures(board, "renderer").rows())
+    assert len(tasks) > 3 and not sorts
+    for task in tasks[1:]:
+        assert task.signature
+    assert len(sorts) == len(site.CHALLENGE_TITLES) - 1  # once per kind (a gap is no challenge)
+    overview, = tasks[0]()
+    assert len(sorts) == len(site.CHALLENGE_TITLES) - 1
+    assert overview.totals == {kind: len(found) for kind, found in zip(overview.totals, [
+        [c for c in board.cohort_challenges if c.kind == kind] for kind in overview.totals])}
+
+
+_forked_rows: RowSignatures | None = None
+
+
+def _hash_in_child(keys: list[str]) -> list[bytes]:
+    assert _forked_rows is not None
+    return list(_forked_rows.groups(keys))
+
+
+def test_a_group_hashed_by_a_forked_process_is_read_not_hashed_again(synthetic: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two processes that sign a rebuild's pages (``render_pool``) share the groups' digests
+    (``signatures.SharedDigests``): what the worker hashed, this process reads, the same bytes."""
+    global _forked_rows
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    keys = sorted(board.cohorts)
+    wanted = [PageSignatures(board, "renderer").rows().group(board.cohorts[key]) for key in keys]
+    _forked_rows = rows = PageSignatures(board, "renderer").rows()  # made before the fork, as page_tasks does
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            assert pool.apply(_hash_in_child, (keys[::2],)) == wanted[::2]
+    finally:
+        _forked_rows = None
+    hashed = []
+    monkeypatch.setattr(rows, "group", lambda cohort: hashed.append(cohort.key) or wanted[keys.index(cohort.key)])
+    assert list(rows.groups(keys)) == wanted
+    assert sorted(hashed) == keys[1::2]  # the half the child hashed was read, not hashed again
