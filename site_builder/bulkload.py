@@ -326,7 +326,7 @@ def _load_cached(data_dir: Path, files: list[str], relatives: list[str], digests
         if model is None:
             misses.append(index)
             continue
-        results[index] = (Document(file, regular(file), model.kind, model, key), _NO_PROBLEMS)
+        results[index] = (Document(file, regular(file), model.kind, model, model.metadata.name, key), _NO_PROBLEMS)
     misses.sort()
     return misses
 
@@ -360,7 +360,7 @@ def _parse_in_pool(data_dir: Path, files: list[str], relatives: list[str], misse
                     if kind is not None:
                         model = model_from_json(kind, payload) if payload is not None else pickle.loads(pickled)
                         document = Document(file=files[index], display=display, kind=kind, model=model,
-                                            content_key=key)
+                                            name=model.metadata.name, content_key=key)
                         if cache is not None and payload is not None:
                             cache.put(key, kind, payload)
                     results[index] = (document, problems)
