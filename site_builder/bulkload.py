@@ -12,7 +12,6 @@ back into a model, so a cold load and a warm one build their models the same way
 from __future__ import annotations
 
 import gc
-from itertools import compress
 import os
 import pickle
 import sys
@@ -20,6 +19,7 @@ from stat import S_ISREG
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from itertools import compress
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -331,7 +331,7 @@ def _load_cached(data_dir: Path, files: list[str], relatives: list[str], digests
     return misses
 
 
-# Each kind's validator, by the kind's name as the cache stores it (see ``cached_entries``).
+# Each kind's validator, by the kind's name as the cache's lines hold it (bytes).
 _VALIDATORS = {kind.encode("ascii"): model.__pydantic_validator__.validate_json for kind, model in KIND_MODELS.items()}
 _NO_PROBLEMS: tuple[Problem, ...] = ()
 
@@ -339,7 +339,8 @@ _NO_PROBLEMS: tuple[Problem, ...] = ()
 def cached_lines(cache: ParseCache, keys: list[str]) -> list[bytes | None]:
     """The line ``cache`` stores under each key (which is then in use, as ``ParseCache.get`` marks
     it), or None where it has none: looked up all at once, by ``map``, where ``get`` per key cost
-    a 100,000-run rebuild 0.17 s. Reads ``ParseCache``'s lines as ``get`` does."""
+    a 100,000-run rebuild 0.17 s. It reads ``ParseCache``'s own lines and marks its entries in use,
+    as ``get`` and ``run_digest`` do (``tests/scale/test_load_link_bulk.py`` holds it to ``get``)."""
     names = [key.encode("ascii") for key in keys]
     lines = list(map(cache._stored.get, names))
     cache._used.update(compress(names, lines))

@@ -6,11 +6,11 @@ entity: nothing downstream looks a name up in a dict that might miss.
 
 from __future__ import annotations
 
-from hashlib import sha256
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from hashlib import sha256
 from typing import Any, Protocol
 
 from schemas.digest import API_VERSION, spec_digest
@@ -151,7 +151,8 @@ def _spec_dump(document: Document) -> dict[str, Any]:
 
 
 class DigestCache(Protocol):
-    """What link needs of ``cache.ParseCache``: runs' digests by key (see ``_run_digest``)."""
+    """What link needs of ``cache.ParseCache``: digests by key (see ``_run_digest`` and
+    ``_entity_digest``); a ``ParseCache``'s are looked up all at once (``_give_digests``)."""
 
     def run_digest(self, key: str) -> str | None: ...
 
@@ -250,9 +251,10 @@ def _in_file_order(documents: list[Document], *reused: list[tuple[Document, Prob
 def _refuse_run(document: Document, spec: Any, resolve: Callable[..., Entity | None], problems: list[Problem],
                 implementations: dict[str, Entity], cases: dict[str, Entity], suites: dict[str, Entity],
                 protocols: dict[str, Entity], environments: dict[str, Entity], sources: dict[str, Entity]) -> None:
-    """Report why a run cannot be linked (``link`` found a reference missing, or the operations
-    of its implementation and workload differ), as ``link`` always has: each reference missing (``resolve`` reports it, or not when its file failed), in order, then its
-    source's; or, when all are there, the implementation's and workload's differing operations."""
+    """Report why a run cannot be linked (``link`` found a reference missing, or the operations of
+    its implementation and workload differ) as ``link`` always has: each reference missing, in
+    order, then its source (``resolve`` reports each, unless its file failed); or, when all are
+    there, the implementation's and the workload's differing operations."""
     implementation = implementations.get(spec.implementation) or resolve(
         document, ("ImplementationRevision",), spec.implementation, "spec", "implementation")
     workload = cases.get(spec.workload) or suites.get(spec.workload) or resolve(
