@@ -6,18 +6,19 @@ entity: nothing downstream looks a name up in a dict that might miss.
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from hashlib import sha256
 from typing import Any, Protocol
 
 from schemas.digest import API_VERSION, spec_digest
 from schemas.kinds import KIND_FOLDERS
 from schemas.shapes import BindingError, bind_axes, concrete_tensors
 
-from .cache import RUN_DIGEST_KIND
+from .bulkload import cached_lines
+from .cache import _KIND_AT, _RUN_DIGEST_LENGTH, _RUN_DIGEST_VALUE, RUN_DIGEST_KIND, ParseCache
 from .load import Document
 from .problems import Problem
 from .run_digests import run_digests
@@ -150,7 +151,8 @@ def _spec_dump(document: Document) -> dict[str, Any]:
 
 
 class DigestCache(Protocol):
-    """What link needs of ``cache.ParseCache``: runs' digests by key (see ``_run_digest``)."""
+    """What link needs of ``cache.ParseCache``: digests by key (see ``_run_digest`` and
+    ``_entity_digest``); a ``ParseCache``'s are looked up all at once (``_give_digests``)."""
 
     def run_digest(self, key: str) -> str | None: ...
 
@@ -181,8 +183,7 @@ def _superseding(source: Callable[[], dict[str, Any]], digest: str) -> dict[str,
 def _run_digest_key(content_key: str, ref_digests: tuple[str, ...], supersedes_digest: str | None) -> str:
     """A run's digest depends on its file and on the digests it refers to, nothing else: the key
     is the file's cache key (path and bytes) and those digests."""
-    parts = [content_key, *ref_digests, supersedes_digest or "-"]
-    return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
+    return sha256(" ".join((content_key, *ref_digests, supersedes_digest or "-")).encode("ascii")).hexdigest()
 
 
 def _cached_run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_digest: str | None,
@@ -207,6 +208,22 @@ def _run_digest(entity: Entity, ref_digests: tuple[str, ...], supersedes_digest:
     return digest
 
 
+def _entity_digest(document: Document, spec: dict[str, Any], refs: dict[str, Entity], cache: DigestCache | None) -> str:
+    """The digest of an entity other than a run, whose canonical spec is ``spec``: kept in the
+    digest cache as runs' are (``_run_digest``), by its file's key and the digests it refers to.
+    Hashing the canonical specs of a few thousand workloads and implementations cost a rebuild at
+    100,000 runs ~0.07 s; the spec itself is still made, as before (pages and derive read it)."""
+    content_key = document.content_key
+    if cache is None or content_key is None:
+        return spec_digest(document.kind, spec)
+    key = sha256(" ".join((content_key, document.kind, *(ref.digest for ref in refs.values()))).encode("ascii")).hexdigest()
+    digest = cache.run_digest(key)
+    if digest is None:
+        digest = spec_digest(document.kind, spec)
+        cache.put(key, RUN_DIGEST_KIND, digest)
+    return digest
+
+
 def _hash_runs(unhashed: list[tuple[Entity, str | None]], cache: DigestCache | None) -> None:
     """Give each run of ``unhashed`` (with the key its digest is cached under) its digest, all at
     once: thousands of them are hashed across processes (``run_digests``)."""
@@ -215,6 +232,70 @@ def _hash_runs(unhashed: list[tuple[Entity, str | None]], cache: DigestCache | N
         entity.digest = digest
         if key is not None:
             cache.put(key, RUN_DIGEST_KIND, digest)  # type: ignore[union-attr]
+
+
+def _name_reused(document: Document, kind: str, name: str, first: Document) -> Problem:
+    return document.problem(f"{kind} name {name!r} is already used by {first.display}", "metadata", "name")
+
+
+def _in_file_order(documents: list[Document], *reused: list[tuple[Document, Problem]]) -> list[Problem]:
+    """The problems of files whose names were taken (each list in file order), all in file order,
+    as one pass over every file found them."""
+    found = [item for items in reused for item in items]
+    if sum(1 for items in reused if items) > 1:
+        position = {id(document): index for index, document in enumerate(documents)}
+        found.sort(key=lambda item: position[id(item[0])])
+    return [problem for _, problem in found]
+
+
+def _refuse_run(document: Document, spec: Any, resolve: Callable[..., Entity | None], problems: list[Problem],
+                implementations: dict[str, Entity], cases: dict[str, Entity], suites: dict[str, Entity],
+                protocols: dict[str, Entity], environments: dict[str, Entity], sources: dict[str, Entity]) -> None:
+    """Report why a run cannot be linked (``link`` found a reference missing, or the operations of
+    its implementation and workload differ) as ``link`` always has: each reference missing, in
+    order, then its source (``resolve`` reports each, unless its file failed); or, when all are
+    there, the implementation's and the workload's differing operations."""
+    implementation = implementations.get(spec.implementation) or resolve(
+        document, ("ImplementationRevision",), spec.implementation, "spec", "implementation")
+    workload = cases.get(spec.workload) or suites.get(spec.workload) or resolve(
+        document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload")
+    protocol = protocols.get(spec.protocol) or resolve(
+        document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol")
+    environment = environments.get(spec.environment) or resolve(
+        document, ("ExecutionEnvironment",), spec.environment, "spec", "environment")
+    native = spec.sourceNative
+    source = None
+    if native is not None:
+        source = sources.get(native.source) or resolve(
+            document, ("Source",), native.source, "spec", "sourceNative", "source")
+    if (implementation is None or workload is None or protocol is None or environment is None
+            or (native is not None and source is None)):
+        return
+    problems.append(document.problem(
+        f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
+        f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
+
+
+def _give_digests(runs: list[Entity], keys: list[str | None], cache: DigestCache | None) -> None:
+    """Each run's digest: the cached one under its key (``keys``, in the order of ``runs``), else
+    made now, for all such runs at once (``_hash_runs``)."""
+    unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
+    if isinstance(cache, ParseCache) and None not in keys:
+        # The lines looked up all at once (``bulkload.cached_lines``; ``run_digest`` per key cost a
+        # rebuild of 100,000 runs 0.2 s), each read as ``ParseCache.run_digest`` reads it.
+        for run, key, line in zip(runs, keys, cached_lines(cache, keys)):  # type: ignore[arg-type]
+            if line is not None and len(line) == _RUN_DIGEST_LENGTH and line.startswith(_RUN_DIGEST_VALUE, _KIND_AT):
+                run.digest = line[-71:].decode("ascii")
+            else:
+                unhashed.append((run, key))
+    else:
+        for run, key in zip(runs, keys):
+            digest = cache.run_digest(key) if key is not None else None  # type: ignore[union-attr]
+            if digest is None:
+                unhashed.append((run, key))
+            else:
+                run.digest = digest
+    _hash_runs(unhashed, cache)
 
 
 # Namespaces for names: workload cases and suites share one, as they share one folder.
@@ -233,17 +314,24 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
 
     def fail(document: Document) -> None:
         failed.add((KIND_FOLDERS[document.kind], document.name))
+    # Names in use, by namespace, and the files that reuse one (reported first, in file order).
+    # Runs' names are checked as the runs are linked, below: one pass over 100,000 runs' models
+    # (each pass over them is mostly waiting for memory) instead of one for names and one to link.
     named: dict[str, dict[str, Document]] = defaultdict(dict)
     spaces: dict[str, dict[str, Document]] = {}  # kind -> its namespace in named: found once per kind
+    reused: list[tuple[Document, Problem]] = []
+    run_documents: list[Document] = []
     for document in documents:
-        kind, name = document.kind, document.model.metadata.name
+        kind = document.kind
+        if kind == "BenchmarkRun":
+            run_documents.append(document)
+            continue
+        name = document.name
         space = spaces.get(kind)
         if space is None:
             space = spaces[kind] = named[_namespace(kind)]
         if name in space:
-            first = space[name]
-            problems.append(document.problem(
-                f"{kind} name {name!r} is already used by {first.display}", "metadata", "name"))
+            reused.append((document, _name_reused(document, kind, name, space[name])))
             continue
         space[name] = document
 
@@ -261,7 +349,8 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
         return None
 
     def add(document: Document, spec: dict[str, Any], **extra: Any) -> Entity:
-        entity = Entity(document=document, _canonical_spec=spec, digest=spec_digest(document.kind, spec), **extra)
+        digest = _entity_digest(document, spec, extra.get("refs", {}), cache)
+        entity = Entity(document=document, _canonical_spec=spec, digest=digest, **extra)
         catalog.by_kind[document.kind][document.name] = entity
         return entity
 
@@ -327,52 +416,54 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
     implementations, cases, suites, protocols, environments, sources = (catalog.of(kind) for kind in (
         "ImplementationRevision", "WorkloadCase", "WorkloadSuite", "BenchmarkProtocol", "ExecutionEnvironment", "Source"))
     linked: dict[str, Entity] = {}  # the runs, by name
-    unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
+    first_named: dict[str, Document] = {}  # every run's name, with the first file that has it
+    reused_by_runs: list[tuple[Document, Problem]] = []
     externals: list[tuple[str, str]] = []  # (source, external id) of every run that has one
-    for name, document in named.get("BenchmarkRun", {}).items():
+    digest_keys: list[str | None] = []  # each linked run's key in the digest cache, in order
+    workloads = {**suites, **cases}  # one namespace: a name is a case's or a suite's, never both's
+    for document in run_documents:
+        name = document.name
+        first = first_named.setdefault(name, document)
+        if first is not document:
+            reused_by_runs.append((document, _name_reused(document, "BenchmarkRun", name, first)))
+            continue
         spec = document.model.spec
-        # References by name, as ``resolve`` finds them; it is called only for a missing one, so
-        # a dangling reference is reported by the same code, in the same order, as before.
-        implementation = implementations.get(spec.implementation) or resolve(
-            document, ("ImplementationRevision",), spec.implementation, "spec", "implementation")
-        workload = cases.get(spec.workload) or suites.get(spec.workload) or resolve(
-            document, ("WorkloadCase", "WorkloadSuite"), spec.workload, "spec", "workload")
-        protocol = protocols.get(spec.protocol) or resolve(
-            document, ("BenchmarkProtocol",), spec.protocol, "spec", "protocol")
-        environment = environments.get(spec.environment) or resolve(
-            document, ("ExecutionEnvironment",), spec.environment, "spec", "environment")
+        implementation = implementations.get(spec.implementation)
+        workload = workloads.get(spec.workload)
+        protocol = protocols.get(spec.protocol)
+        environment = environments.get(spec.environment)
+        if (implementation is None or workload is None or protocol is None or environment is None
+                or implementation.refs["operation"] is not workload.refs["operation"]):
+            # The checks one by one, reporting each problem by the same code, in the same order,
+            # as they always have.
+            _refuse_run(document, spec, resolve, problems, implementations, cases, suites, protocols,
+                        environments, sources)
+            fail(document)
+            continue
         refs = {"implementation": implementation, "workload": workload, "protocol": protocol, "environment": environment}
         native = spec.sourceNative
-        source = None
         if native is not None:
             refs["source"] = source = sources.get(native.source) or resolve(
                 document, ("Source",), native.source, "spec", "sourceNative", "source")
-        if (implementation is None or workload is None or protocol is None or environment is None
-                or (native is not None and source is None)):
-            fail(document)
-            continue
-        if implementation.refs["operation"] is not workload.refs["operation"]:
-            problems.append(document.problem(
-                f"implementation {implementation.name!r} is for operation {implementation.refs['operation'].name!r} "
-                f"but workload {workload.name!r} is for {workload.refs['operation'].name!r}", "spec", "workload"))
-            fail(document)
-            continue
+            if source is None:
+                fail(document)
+                continue
+            if native.externalId:
+                externals.append((native.source, native.externalId))
         ref_digests = (implementation.digest, workload.digest, protocol.digest, environment.digest)  # as _RUN_REFERENCES
-        linked[name] = entity = Entity(document=document, _canonical_spec=None, digest="", refs=refs,
-                                       _spec_source=partial(_run_canonical_spec, document, ref_digests))
-        digest, key = _cached_run_digest(entity, ref_digests, None, cache)
-        if digest is None:
-            unhashed.append((entity, key))  # hashed with the others once every run is linked
+        # Positional (the fields' order): a run's axes, inputs and outputs are empty, as the defaults.
+        linked[name] = entity = Entity(document, None, "", refs, {}, {}, {},
+                                       partial(_run_canonical_spec, document, ref_digests))
+        content_key = document.content_key  # None when loaded without the cache: no key then
+        if content_key is not None and cache is not None:
+            digest_keys.append(_run_digest_key(content_key, ref_digests, None))
         else:
-            entity.digest = digest
+            digest_keys.append(None)
         if spec.supersedes:
             superseding.append((entity, ref_digests))
-        if native is not None and native.externalId:
-            externals.append((native.source, native.externalId))
     if linked:
         catalog.by_kind["BenchmarkRun"] = linked
-    _hash_runs(unhashed, cache)
-
+    _give_digests(list(linked.values()), digest_keys, cache)
     # Second pass: references that may point forward within one kind, and checks across runs.
     for run, ref_digests in superseding:
         target = linked.get(run.spec.supersedes)
@@ -391,7 +482,7 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
             run.digest = _run_digest(run, ref_digests, target.digest, cache)
     problems.extend(_duplicate_runs(linked, externals))
     problems.extend(_other_references(catalog, failed))
-    return catalog, problems
+    return catalog, _in_file_order(documents, reused, reused_by_runs) + problems
 
 
 _LINK_ORDER = [
