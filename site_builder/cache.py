@@ -35,11 +35,13 @@ import hashlib
 import os
 import sys
 import zlib
+from itertools import compress
 from pathlib import Path
 
 FORMAT = b"kernelindex-parse-cache 2"
 ENV_DIR = "KERNELINDEX_CACHE_DIR"
-# The kind of an entry that holds a run's digest (see ``link._run_digest``) rather than a model.
+# The kind of an entry that holds an entity's digest (a run's, see ``link._run_digest``, and since
+# the other kinds' too, ``link._give_digests``) rather than a model.
 RUN_DIGEST_KIND = "=run-digest"
 _RUN_DIGEST_PREFIX = RUN_DIGEST_KIND.encode("ascii") + b" "
 # Where an entry's kind starts: after its 64-digit key and a space.
@@ -157,6 +159,15 @@ class ParseCache:
         if entry is None or len(entry) != _RUN_DIGEST_LENGTH or not entry.startswith(_RUN_DIGEST_VALUE, _KIND_AT):
             return None
         return entry[-71:].decode("ascii")
+
+    def lines(self, keys: list[str]) -> list[bytes | None]:
+        """The whole line stored under each key (which is then in use, as ``get`` marks it), or None
+        where there is none: looked up all at once, by ``map``, where ``get`` per key cost a
+        100,000-run rebuild 0.17 s (``bulkload`` and ``link`` read the lines themselves)."""
+        names = [key.encode("ascii") for key in keys]
+        lines = list(map(self._stored.get, names))
+        self._used.update(compress(names, lines))
+        return lines
 
     def _in_use(self, name: bytes) -> bytes | None:
         """The whole line stored under ``name`` (which is then in use), or None."""

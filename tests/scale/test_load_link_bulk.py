@@ -7,7 +7,6 @@ import shutil
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-from site_builder.bulkload import cached_lines
 from site_builder.cache import ParseCache
 from site_builder.checks import future_observations
 from site_builder.link import link
@@ -15,13 +14,13 @@ from site_builder.load import load_documents
 from site_builder.repository import load_catalog
 
 
-def test_cached_lines_reads_what_get_reads(synthetic: Path) -> None:
+def test_lines_reads_what_get_reads(synthetic: Path) -> None:
     load_catalog(synthetic, date(2026, 6, 30))  # models and runs' digests cached
     stored = ParseCache.for_data(synthetic)
     keys = [name.decode("ascii") for name in stored._stored] + ["0" * 64]  # and one it lacks
     one_by_one = ParseCache.for_data(synthetic)
     expected = [one_by_one.get(key) for key in keys]
-    lines = cached_lines(stored, keys)
+    lines = stored.lines(keys)
     assert expected[-1] is None and lines[-1] is None
     read = []
     for line in lines:
