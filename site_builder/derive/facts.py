@@ -91,6 +91,8 @@ class RunIndex:
     groups: dict[str, list[RunFacts]]  # ``group_by_cohort`` of the facts
     pairs: list[tuple[str, str]]  # each (workload, environment) of a run once, in the order the runs first have it
     superseded: frozenset[str]  # ``superseded_names`` of the facts
+    # (source, kernel) -> how many runs of the kernel the source published natively (spec.sourceNative)
+    sources: Counter[tuple[str, str]]
 
 
 def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts]) -> RunIndex:
@@ -110,6 +112,7 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
     superseded: set[str] = set()
     facts: dict[str, RunFacts] = {}
     verified: list[tuple[RunFacts, bool]] = []  # verified runs' facts, and whether each has raw evidence
+    sources: Counter[tuple[str, str]] = Counter()
     runs = catalog.runs
     for name in sorted(runs):
         run = runs[name]
@@ -134,6 +137,8 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
             found = lanes[lane] = (key, group, operation)
         key, group, operation = found
         native = spec.sourceNative
+        if native is not None:
+            sources[native.source, operation] += 1
         is_verified = native is not None and is_kernelindex_measurement(native.source, parts.harness(protocol_name, run.refs))
         raw_evidence = spec.evidence is not None and _raw_evidence(spec)
         # A verified run's level also counts the other runs: ``_count_verifications`` settles it.
@@ -155,7 +160,7 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
         _count_verifications(facts, verified, implementations, groups)
     # A pair's first run is the first run of its first lane: lanes are in the order runs first have them.
     pairs = list(dict.fromkeys([(workload, environment) for workload, _, environment, _ in lanes]))
-    return RunIndex(facts, groups, pairs, frozenset(superseded))
+    return RunIndex(facts, groups, pairs, frozenset(superseded), sources)
 
 
 def _unverified_levels(implementation: ImplementationFacts) -> tuple[str, str]:

@@ -6,6 +6,7 @@ instead of scanning runs again, which keeps a build linear in the number of runs
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -80,6 +81,8 @@ class Leaderboard:
     workload_cohorts: dict[str, list[Cohort]]  # the default (largest) group first
     gpus: dict[str, Gpu]  # by environment
     floors: dict[tuple[str, str], Floor | None]  # by (workload, environment)
+    # (source, kernel) -> how many runs of the kernel the source published natively, in run order
+    source_operations: Counter[tuple[str, str]] = field(default_factory=Counter)
     row_of: dict[str, RankedRow] = field(default_factory=dict)
     _usability: dict[str, Usability] = field(default_factory=dict)
     _scaling: dict[str, Scaling | None] = field(default_factory=dict)
@@ -371,7 +374,8 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
             cohort.label = labels[cohort.key]
 
     board = Leaderboard(catalog=catalog, as_of=as_of, implementations=implementations, runs=index.facts, reasons=reasons,
-                        cohorts=cohorts, workload_cohorts=workload_cohorts, gpus=gpus, floors=floors)
+                        cohorts=cohorts, workload_cohorts=workload_cohorts, gpus=gpus, floors=floors,
+                        source_operations=index.sources)
     board.row_of = row_of
     return board
 

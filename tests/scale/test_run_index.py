@@ -58,3 +58,15 @@ def test_every_run_of_the_board_is_its_groups_run(catalog: Catalog) -> None:
     assert all(run is board.runs[run.name] for cohort in board.cohorts.values() for run in cohort.runs)
     assert all(row is board.row_of[row.run.name] for cohort in board.cohorts.values() for row in cohort.rows)
     assert list(board.row_of) == [row.run.name for cohort in board.cohorts.values() for row in cohort.rows]
+
+
+def test_the_sources_counted_are_each_kernel_s_runs_of_each_source_in_run_order(catalog: Catalog) -> None:
+    """What the source pages count (``context/catalog.CatalogIndex.source_operations``), read from the run files."""
+    board = derive_leaderboard(catalog, AS_OF)
+    expected: dict[tuple[str, str], int] = {}
+    for name, run in sorted(catalog.runs.items()):
+        native = run.spec.sourceNative
+        if native is not None:
+            pair = (native.source, board.runs[name].operation)
+            expected[pair] = expected.get(pair, 0) + 1
+    assert expected and list(board.source_operations.items()) == list(expected.items())
