@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from schemas.kinds import KIND_MODELS, Envelope
 
-from .cache import _KIND_AT, ParseCache, entry_key, entry_key_of_digest
+from .cache import ParseCache, entry_key, entry_key_of_digest
 from .load import Document, Folders, display_path, load_file
 from .problems import Problem
 from .statindex import StatIndex
@@ -312,15 +312,14 @@ def _load_cached(data_dir: Path, files: list[str], relatives: list[str], digests
         files, relatives, digests = ([items[index] for index in known] for items in (files, relatives, digests))
     keys = list(map(entry_key_of_digest, relatives, digests))
     regular = displays.regular
-    for index, file, key, line in zip(known, files, keys, cache.lines(keys)):
+    for index, file, key, entry in zip(known, files, keys, cache.entries(keys)):
         model = None
-        if line is not None:
-            # As ParseCache.get reads a line, but the JSON, most of it, is copied once, not twice.
-            end = line.find(b" ", _KIND_AT)
-            validate = _VALIDATORS.get(line[_KIND_AT:end] if end >= 0 else line[_KIND_AT:])
+        if entry is not None:
+            kind, payload = entry
+            validate = _VALIDATORS.get(kind)
             if validate is not None:
                 try:
-                    model = validate(line[end + 1:] if end >= 0 else b"")
+                    model = validate(payload)
                 except (ValidationError, ValueError):
                     pass
             if model is None:

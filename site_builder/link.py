@@ -17,7 +17,7 @@ from schemas.digest import API_VERSION, spec_digest
 from schemas.kinds import KIND_FOLDERS
 from schemas.shapes import BindingError, bind_axes, concrete_tensors
 
-from .cache import _KIND_AT, _RUN_DIGEST_LENGTH, _RUN_DIGEST_VALUE, RUN_DIGEST_KIND, ParseCache
+from .cache import RUN_DIGEST_KIND, ParseCache
 from .load import Document
 from .problems import Problem
 from .run_digests import run_digests
@@ -280,13 +280,12 @@ def _give_digests(runs: list[Entity], keys: list[str | None], cache: DigestCache
     made now, for all such runs at once (``_hash_runs``)."""
     unhashed: list[tuple[Entity, str | None]] = []  # runs whose digest the cache lacks, with its key there
     if isinstance(cache, ParseCache) and None not in keys:
-        # The lines looked up all at once (``ParseCache.lines``; ``run_digest`` per key cost a
-        # rebuild of 100,000 runs 0.2 s), each read as ``ParseCache.run_digest`` reads it.
-        for run, key, line in zip(runs, keys, cache.lines(keys)):  # type: ignore[arg-type]
-            if line is not None and len(line) == _RUN_DIGEST_LENGTH and line.startswith(_RUN_DIGEST_VALUE, _KIND_AT):
-                run.digest = line[-71:].decode("ascii")
-            else:
+        # Looked up all at once (``run_digest`` per key cost a rebuild of 100,000 runs 0.2 s).
+        for run, key, digest in zip(runs, keys, cache.run_digests(keys)):  # type: ignore[arg-type]
+            if digest is None:
                 unhashed.append((run, key))
+            else:
+                run.digest = digest
     else:
         for run, key in zip(runs, keys):
             digest = cache.run_digest(key) if key is not None else None  # type: ignore[union-attr]

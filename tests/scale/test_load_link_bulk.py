@@ -14,20 +14,20 @@ from site_builder.load import load_documents
 from site_builder.repository import load_catalog
 
 
-def test_lines_reads_what_get_reads(synthetic: Path) -> None:
+def test_entries_and_run_digests_read_what_get_and_run_digest_read(synthetic: Path) -> None:
     load_catalog(synthetic, date(2026, 6, 30))  # models and runs' digests cached
     stored = ParseCache.for_data(synthetic)
     keys = [name.decode("ascii") for name in stored._stored] + ["0" * 64]  # and one it lacks
     one_by_one = ParseCache.for_data(synthetic)
     expected = [one_by_one.get(key) for key in keys]
-    lines = stored.lines(keys)
-    assert expected[-1] is None and lines[-1] is None
-    read = []
-    for line in lines:
-        kind, _, payload = line[65:].partition(b" ") if line is not None else (b"", b"", b"")
-        read.append((kind.decode("ascii"), payload) if line is not None else None)
+    entries = stored.entries(keys)
+    assert expected[-1] is None and entries[-1] is None
+    read = [None if entry is None else (entry[0].decode("ascii"), entry[1]) for entry in entries]
     assert read == expected
     assert stored._used == one_by_one._used and len(stored._used) == len(keys) - 1
+    digests = stored.run_digests(keys)
+    assert digests == [one_by_one.run_digest(key) for key in keys]
+    assert any(digest is not None for digest in digests) and any(digest is None for digest in digests[:-1])
 
 
 def _copy(data: Path, relative: str, to: str) -> None:
