@@ -303,7 +303,7 @@ class WriteReport:
 
 
 def _write(path: Path, body: dict, report: WriteReport, header: str | None = HEADER) -> None:
-    changed = write_if_changed(path, dump(body, header=header))
+    changed = write_if_changed(path, dump(body, path, header=header))
     (report.written if changed else report.unchanged).append(path)
 
 

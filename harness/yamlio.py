@@ -1,16 +1,14 @@
-"""YAML in and out for the harness, with no dependency on the site builder.
+"""YAML in and out for the harness.
 
-The harness runs on GPU machines where only PyYAML is installed (no ruamel.yaml, no pydantic), and
-on developer machines where only ruamel.yaml is. Reading uses whichever is present. Writing uses
-the small emitter below, so a run file is byte-identical whichever machine wrote it: the same
-results always give the same files (re-running a sweep rewrites files in place, never reorders).
+Reading uses whichever loader is present (ruamel.yaml on developer machines and CI, PyYAML on a bare
+GPU image). Writing goes through the one canonical writer, ``site_builder.yamlfmt`` (the writer
+behind ``kernelindex fmt``, the importers and the scaffold), so every file the harness writes
+already passes ``kernelindex fmt --check``. That writer needs ruamel.yaml and pydantic: a GPU
+machine without them gets them as wheels (``harness/scripts/gpu_wheels.sh``).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -30,93 +28,20 @@ def load_file(path: Path) -> Any:
     return load_text(Path(path).read_text(encoding="utf-8"))
 
 
-# A plain (unquoted) scalar is used only where every YAML 1.1 and 1.2 loader reads it back as the
-# same string: no booleans, nulls, numbers, dates, indicators or ': ' / ' #' inside.
-_PLAIN = re.compile(r"^[A-Za-z_/][A-Za-z0-9 _./@+()-]*$")
-_RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
-_NUMBERISH = re.compile(r"^[-+.]?[0-9]|^\.(inf|nan)$", re.IGNORECASE)
+def dump(document: dict, path: Path | str | None = None, header: str | None = None) -> str:
+    """The canonical text of one data file; ``header`` becomes comment lines below the schema
+    comment (where ``kernelindex fmt`` keeps them). ``path`` (where the file will live) picks the
+    schema comment, as for every other canonical file."""
+    from site_builder.yamlfmt import canonical_yaml  # needs ruamel.yaml + pydantic (see above)
 
-
-def _scalar(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"cannot write {value!r}: data files hold finite numbers only")
-        text = repr(value)
-        if "e" in text and "." not in text.split("e")[0]:
-            mantissa, exponent = text.split("e")
-            text = f"{mantissa}.0e{exponent}"  # YAML 1.1 floats need a dot (PyYAML reads 1e-05 as a string)
+    text = canonical_yaml(document, path)
+    if not header:
         return text
-    if isinstance(value, str):
-        if (_PLAIN.match(value) and value.lower() not in _RESERVED and not _NUMBERISH.match(value)
-                and not value.endswith(" ") and "  " not in value):
-            return value
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML double-quoted scalar
-    raise TypeError(f"cannot write a {type(value).__name__} to YAML")
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (bool, int, float, str))
-
-
-def _flow_list(items: list, width: int) -> list[str]:
-    """A list of scalars as one flow sequence, wrapped so long sample lists stay readable;
-    continuation lines start with two spaces (the caller adds the key's indentation)."""
-    parts = [_scalar(item) for item in items]
-    lines, current = [], "["
-    pad = "  "
-    for index, part in enumerate(parts):
-        piece = part + (", " if index < len(parts) - 1 else "]")
-        if len(current) + len(piece) > width and current.strip() not in ("[", ""):
-            lines.append(current.rstrip())
-            current = pad
-        current += piece
-    if not parts:
-        current = "[]"
-    lines.append(current)
-    return lines
-
-
-def _emit(value: Any, indent: int, width: int) -> list[str]:
-    pad = " " * indent
-    out: list[str] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            key_text = _scalar(str(key))
-            if _is_scalar(item):
-                out.append(f"{pad}{key_text}: {_scalar(item)}")
-            elif isinstance(item, dict) and not item:
-                out.append(f"{pad}{key_text}: {{}}")
-            elif isinstance(item, list) and all(_is_scalar(x) for x in item):
-                flow = _flow_list(item, width - len(pad) - len(key_text) - 2)
-                out.append(f"{pad}{key_text}: {flow[0]}")
-                out.extend(pad + line for line in flow[1:])
-            else:
-                out.append(f"{pad}{key_text}:")
-                out.extend(_emit(item, indent + 2, width))
-        return out
-    if isinstance(value, list):
-        for item in value:
-            if _is_scalar(item):
-                out.append(f"{pad}- {_scalar(item)}")
-                continue
-            inner = _emit(item, indent + 2, width)
-            out.append(f"{pad}- {inner[0].lstrip()}")
-            out.extend(inner[1:])
-        return out
-    return [pad + _scalar(value)]
-
-
-def dump(document: dict, header: str | None = None, width: int = 100) -> str:
-    """Block-style YAML of ``document`` in its key order; ``header`` becomes leading comments."""
-    lines = [f"# {line}" if line else "#" for line in (header or "").splitlines()]
-    lines += _emit(document, 0, width)
-    return "\n".join(lines) + "\n"
+    comments = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+    first, newline, rest = text.partition("\n")
+    if first.startswith("# yaml-language-server:"):
+        return first + newline + comments + rest
+    return comments + text
 
 
 def write_if_changed(path: Path, text: str) -> bool:

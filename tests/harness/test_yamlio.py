@@ -1,31 +1,48 @@
+"""The harness writes data files through the one canonical writer, so they pass `kernelindex fmt --check`."""
+
+from harness.runfiles import HEADER
 from harness.yamlio import dump, load_text, write_if_changed
+from site_builder.yamlfmt import format_text
+
+RUN = {
+    "apiVersion": "kernelindex.dev/v1alpha1",
+    "kind": "BenchmarkRun",
+    "metadata": {"name": "x-run", "title": "A title · with: a colon", "labels": {"gpu_index": "0", "flag": "true"}},
+    "spec": {
+        "status": "passed",
+        "timing": {"median": 331904, "p20": 331000, "p80": 333000},
+        "evidence": {"notes": 'say "hi" µs', "rawSamplesNs": list(range(100_000, 100_400)), "tiny": 1e-05},
+        "observedAt": "2026-11-29T13:50:52.916Z",
+    },
+}
 
 
-def test_round_trip_keeps_types_and_order():
-    body = {"name": "x", "when": "2026-11-29T10:00:00.000Z", "flag": "true", "version": "3.6.0", "n": 3,
-            "f": 1e-05, "g": 0.25, "yes": "no", "nested": {"list": [1, 2, 3], "empty": {}, "none": []},
-            "items": [{"a": "b: c"}, {"a": " spaced "}], "quote": 'say "hi"', "unicode": "µs · ok"}
-    text = dump(body)
-    assert load_text(text) == body
-    assert list(load_text(text)) == list(body)
+def test_written_run_is_already_canonical(tmp_path):
+    path = tmp_path / "data" / "runs" / "kernelindex-harness" / "k" / "x-run.yaml"
+    text = dump(RUN, path, header=HEADER)
+    assert format_text(text, path) == text
+    assert load_text(text) == RUN
 
 
-def test_floats_always_read_back_as_floats_even_in_yaml_1_1():
-    text = dump({"small": 1e-05, "big": 1.5e20})
-    assert "1.0e-05" in text
-    assert load_text(text) == {"small": 1e-05, "big": 1.5e20}
+def test_header_sits_below_the_schema_comment_where_fmt_keeps_it(tmp_path):
+    (tmp_path / "schemas" / "json").mkdir(parents=True)
+    path = tmp_path / "data" / "runs" / "kernelindex-harness" / "k" / "x-run.yaml"
+    (tmp_path / "data").mkdir()
+    lines = dump(RUN, path, header=HEADER).splitlines()
+    assert lines[0].startswith("# yaml-language-server: $schema=")
+    assert lines[1] == f"# {HEADER}"
+    assert lines[2] == "apiVersion: kernelindex.dev/v1alpha1"
 
 
-def test_long_sample_lists_wrap_and_round_trip():
-    samples = list(range(100_000, 100_400))
-    text = dump({"spec": {"evidence": {"rawSamplesNs": samples}}})
-    assert max(len(line) for line in text.splitlines()) <= 100
-    assert load_text(text)["spec"]["evidence"]["rawSamplesNs"] == samples
+def test_strings_that_look_like_other_types_stay_strings(tmp_path):
+    text = dump(RUN, tmp_path / "x.yaml")
+    back = load_text(text)
+    assert back["metadata"]["labels"] == {"gpu_index": "0", "flag": "true"}
+    assert back["spec"]["evidence"]["tiny"] == 1e-05
 
 
 def test_same_document_same_bytes(tmp_path):
-    body = {"a": [1, 2], "b": {"c": "d"}}
     path = tmp_path / "x.yaml"
-    assert write_if_changed(path, dump(body)) is True
-    assert write_if_changed(path, dump(dict(body))) is False
+    assert write_if_changed(path, dump(RUN, path)) is True
+    assert write_if_changed(path, dump(dict(RUN), path)) is False
     assert not list(tmp_path.glob(".*.tmp"))
