@@ -34,4 +34,6 @@ def liger(csv_path: Path, data_dir: Path) -> None:
         raise click.ClickException(str(error)) from None
     for path in report.kept:
         click.echo(f"kept (hand-written): {path}")
+    for note in report.notes:
+        click.echo(note)
     click.echo(f"{data_dir}: {report.summary()} in {time.perf_counter() - started:.1f} s")
