@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from enum import Enum
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
@@ -35,6 +36,15 @@ HTTPS_URL_PATTERN = r"^https://[^\s<>\"']+$"
 HttpsUrl = Annotated[str, Field(pattern=HTTPS_URL_PATTERN, max_length=500)]
 # Relative, and no segment starts with '.': a path can never climb out with '..' or be absolute.
 RELATIVE_PATH_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
+
+
+class LocatedValueError(ValueError):
+    """A validator's error about one part of what it checked: ``location`` (keys and indexes below
+    the validated object) lets the loader point at that part's line rather than the object's."""
+
+    def __init__(self, message: str, *location: str | int):
+        super().__init__(message)
+        self.location = location
 
 
 class Envelope(StrictModel):
@@ -410,7 +420,7 @@ class LatencyNs(StrictModel):
         present = [(name, value) for name, value in order if value is not None]
         for (low_name, low), (high_name, high) in zip(present, present[1:]):
             if low > high:
-                raise ValueError(f"{low_name} ({low} ns) is above {high_name} ({high} ns)")
+                raise LocatedValueError(f"{low_name} ({low} ns) is above {high_name} ({high} ns)", low_name)
         return self
 
 
@@ -468,6 +478,65 @@ class Evidence(StrictModel):
     artifacts: list[Artifact] | None = None
 
 
+# Where a named statistic sits in a distribution (its percentile); the mean has no place and is
+# only bounded by the extremes.
+_PERCENTILE_NAMES = {"min": 0, "minimum": 0, "median": 50, "max": 100, "maximum": 100}
+_TIMING_STATISTICS = (("minimum", "minimum"), ("p20", "p20"), ("median", "median"), ("p80", "p80"),
+                      ("maximum", "maximum"), ("mean", "mean"))
+
+
+def _percentile(statistic: str) -> float | None:
+    if statistic in _PERCENTILE_NAMES:
+        return _PERCENTILE_NAMES[statistic]
+    if len(statistic) > 1 and statistic[0] == "p" and statistic[1:].replace("_", ".", 1).replace(".", "", 1).isdigit():
+        value = float(statistic[1:].replace("_", "."))
+        return value if 0 <= value <= 100 else None
+    return None
+
+
+def statistics_out_of_order(timing: "Timing | None",
+                            measurements: Iterable["MeasurementValue"]) -> tuple[str, tuple[str | int, ...]] | None:
+    """The first contradiction among one run's statistics of one (metric, unit), in words, with where
+    the later of the two sits (keys and indexes below the run's spec); else None."""
+    groups: dict[tuple[str, str], list[tuple[str, str, float]]] = {}  # (metric, unit) -> (where, statistic, value)
+    if timing is not None:
+        latency = timing.latencyNs
+        for field_name, statistic in _TIMING_STATISTICS:
+            value = getattr(latency, field_name)
+            if value is not None:
+                groups.setdefault(("latency", "ns"), []).append(
+                (("timing", "latencyNs", field_name), statistic, value))
+    for index, measurement in enumerate(measurements):
+        groups.setdefault((measurement.metric, measurement.unit), []).append(
+            (("measurements", index, "value"), measurement.statistic, measurement.value))
+    for (metric, unit), entries in groups.items():
+        if len(entries) < 2:
+            continue
+        ranked = sorted(((_percentile(statistic), where, statistic, value) for where, statistic, value in entries
+                         if _percentile(statistic) is not None), key=lambda item: item[0])
+        for position, (low_rank, low_where, low_stat, low) in enumerate(ranked):
+            for high_rank, high_where, high_stat, high in ranked[position + 1:]:
+                if low_rank < high_rank and low > high:
+                    later = max(low_where, high_where, key=_position)
+                    return (f"{metric} {low_stat} ({low:g} {unit}, {_dotted(low_where)}) is above "
+                            f"{metric} {high_stat} ({high:g} {unit}, {_dotted(high_where)})", later)
+        lowest = [value for rank, _, _, value in ranked if rank == 0]
+        highest = [value for rank, _, _, value in ranked if rank == 100]
+        for where, statistic, value in entries:
+            if statistic == "mean" and (any(value < low for low in lowest) or any(value > high for high in highest)):
+                return f"{metric} mean ({value:g} {unit}, {_dotted(where)}) lies outside the run's minimum and maximum", where
+    return None
+
+
+def _dotted(where: tuple[str | int, ...]) -> str:
+    return ".".join(f"[{part}]" if isinstance(part, int) else part for part in where).replace(".[", "[")
+
+
+def _position(where: tuple[str | int, ...]) -> tuple[int, int]:
+    # Timing comes before measurements in a run file; among measurements, file order.
+    return (0, 0) if where[0] == "timing" else (1, where[1])  # type: ignore[return-value]
+
+
 class BenchmarkRunSpec(StrictModel):
     implementation: Slug
     workload: Slug
@@ -481,6 +550,17 @@ class BenchmarkRunSpec(StrictModel):
     evidence: Evidence | None = None
     supersedes: Slug | None = None
     observedAt: UtcDateTime
+
+    @model_validator(mode="after")
+    def _statistics_ordered(self) -> "BenchmarkRunSpec":
+        """One run's statistics of one quantity cannot contradict each other: a p20 above the median,
+        a minimum above a p80 or a mean outside [minimum, maximum] is a typo or a swapped column.
+        Timing counts as the quantity (latency, ns) alongside measurements of it."""
+        problem = statistics_out_of_order(self.timing, self.measurements or ())
+        if problem:
+            message, where = problem
+            raise LocatedValueError(message, *where)
+        return self
 
     @field_validator("observedAt")
     @classmethod

@@ -479,6 +479,7 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
                 run._spec_source = partial(_superseding, run._spec_source, target.digest)  # type: ignore[arg-type]
             run.digest = _run_digest(run, ref_digests, target.digest, cache)
     problems.extend(_duplicate_runs(linked, externals))
+    problems.extend(_duplicate_operations(catalog.of("OperationSpec")))
     problems.extend(_other_references(catalog, failed))
     return catalog, _in_file_order(documents, reused, reused_by_runs) + problems
 
@@ -529,6 +530,24 @@ def _duplicates_in(runs: Iterable[Entity]) -> list[Problem]:
                 f"duplicate run: same content as {seen_digest[run.digest].document.display}", "spec"))
             continue
         seen_digest[run.digest] = run
+    return problems
+
+
+def _duplicate_operations(operations: dict[str, Entity]) -> list[Problem]:
+    """OperationSpecs whose canonical spec another one has, each against the first in file order.
+
+    Two kernels with one spec would share a digest, so their workloads and runs would share
+    comparison keys and be ranked against each other: identity must come from what a kernel
+    computes (tensors, shapes, semantics), and two different kernels must say so."""
+    first: dict[str, Entity] = {}
+    problems = []
+    for operation in sorted(operations.values(), key=lambda e: e.document.display):
+        earlier = first.setdefault(operation.digest, operation)
+        if earlier is not operation:
+            line, column = earlier.document.locate("spec")
+            problems.append(operation.document.problem(
+                f"spec: same canonical OperationSpec as {earlier.document.display}:{line}:{column} "
+                f"({earlier.name}); two kernels must differ in tensors, shapes or semantics", "spec"))
     return problems
 
 

@@ -113,8 +113,15 @@ def _suffix(name: str) -> str:
     return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
+def _error_location(error: dict[str, Any]) -> tuple[Any, ...]:
+    """Where an error is: pydantic's loc, and below it the part a LocatedValueError names."""
+    location = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    cause = (error.get("ctx") or {}).get("error")
+    return location + tuple(getattr(cause, "location", ()))
+
+
 def _pydantic_message(error: dict[str, Any]) -> str:
-    location = ".".join(str(part) for part in error["loc"] if not _is_union_tag(part))
+    location = ".".join(str(part) for part in _error_location(error))
     if error["type"] == "extra_forbidden":
         if "suggestion" in error:
             return f"unknown key {location!r}; did you mean {error['suggestion']!r}?"
@@ -209,8 +216,7 @@ def validate_object(raw: Any, path: Path, display: str, data_dir: Path, text: st
         document = model.model_validate(raw)
     except ValidationError as error:
         for item in _merge_misspelt_keys(error.errors(include_url=False)):
-            location = tuple(part for part in item["loc"] if not _is_union_tag(part))
-            problems.append(at(_pydantic_message(item), *location))
+            problems.append(at(_pydantic_message(item), *_error_location(item)))
         return None, problems
     if path.stem != document.metadata.name:
         problems.append(at(f"file name must be {document.metadata.name}.yaml (metadata.name)", "metadata", "name"))

@@ -118,3 +118,45 @@ def test_duplicate_yaml_keys(repo):
 def test_file_in_the_wrong_folder_for_its_kind(repo):
     repo.copy("projects/liger-kernel.yaml", "sources/liger-kernel.yaml")
     assert repo.problems() == ["data/sources/liger-kernel.yaml:3:1: a SoftwareProject belongs under projects/, not sources/"]
+
+
+def test_p20_above_the_median_is_named_at_the_measurement(repo):
+    repo.edit(RUN, "      value: 79808", "      value: 999999")
+    assert repo.problems() == [
+        f"data/{RUN}:26:7: spec.measurements.0.value: latency p20 (999999 ns, measurements[0].value) is above "
+        "latency median (81280 ns, timing.latencyNs.median)"]
+
+
+def test_median_above_p80_is_named_at_the_measurement(repo):
+    repo.edit(RUN, "      value: 83296", "      value: 80000")
+    assert repo.problems() == [
+        f"data/{RUN}:30:7: spec.measurements.1.value: latency median (81280 ns, timing.latencyNs.median) is above "
+        "latency p80 (80000 ns, measurements[1].value)"]
+
+
+def test_minimum_above_the_median_and_a_mean_outside_the_extremes(repo):
+    repo.edit(RUN, "      median: 81280\n", "      median: 81280\n      minimum: 90000\n")
+    [problem] = repo.problems()
+    assert problem.startswith(f"data/{RUN}:22:7: spec.timing.latencyNs.minimum: ")
+    repo.edit(RUN, "      minimum: 90000\n", "      minimum: 70000\n      maximum: 90000\n      mean: 95000\n")
+    [problem] = repo.problems()
+    assert "latency maximum (90000 ns, timing.latencyNs.maximum) is above" not in problem
+    assert problem.startswith(f"data/{RUN}:24:7: spec.timing.latencyNs.mean: latency mean (95000 ns")
+
+
+def test_equal_statistics_are_fine(repo):
+    # Liger's memory rows have p20 == median == p80: equal is not out of order.
+    repo.edit(RUN, "      value: 79808", "      value: 81280")
+    repo.edit(RUN, "      value: 83296", "      value: 81280")
+    assert repo.problems() == []
+
+
+def test_two_operation_specs_with_one_canonical_spec_are_both_named(repo):
+    repo.copy("kernels/llama4-rope.yaml", "kernels/llama4-rope-copy.yaml")
+    repo.edit("kernels/llama4-rope-copy.yaml", "  name: llama4-rope\n", "  name: llama4-rope-copy\n")
+    repo.edit("kernels/llama4-rope-copy.yaml", "  title: Llama 4 rotary position embedding\n", "  title: Another title\n")
+    repo.edit("kernels/llama4-rope-copy.yaml", "  headlineWorkload: llama4-rope-b1-s2048-h8192-q32-kv8-bf16\n", "")
+    assert repo.problems() == [
+        # In file-name order: "llama4-rope-copy" sorts first, so the original is the one reported.
+        "data/kernels/llama4-rope.yaml:19:1: spec: same canonical OperationSpec as data/kernels/llama4-rope-copy.yaml:18:1 "
+        "(llama4-rope-copy); two kernels must differ in tensors, shapes or semantics"]
