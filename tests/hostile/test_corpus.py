@@ -134,7 +134,7 @@ CASES = [
     Case("fractional-ns", RUN, MEDIAN[1] + "a bare duration is integer nanoseconds; write a unit for fractions, e.g. '81.3 us'",
          MEDIAN[0], "      median: 81300.5"),
     Case("boolean-latency", RUN, MEDIAN[1] + "expected a duration", MEDIAN[0], "      median: true"),
-    Case("p20-above-median", RUN, "data/runs/liger-rope-s2048.yaml:15:5: spec.timing.latencyNs: p20 (91000 ns) is above median (81300 ns)",
+    Case("p20-above-median", RUN, "data/runs/liger-rope-s2048.yaml:16:7: spec.timing.latencyNs.p20: p20 (91000 ns) is above median (81300 ns)",
          "      p20: 81000", "      p20: 91000"),
     Case("primary-missing", RUN, "data/runs/liger-rope-s2048.yaml:13:3: spec.timing: primaryStatistic is mean but latencyNs.mean is missing",
          "    primaryStatistic: median", "    primaryStatistic: mean"),
