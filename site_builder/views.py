@@ -110,6 +110,9 @@ class FloorView(View):
     bandwidth_gbps: float
     headroom_v1: HeadroomV1
     truthful: TruthfulFloor
+    excluded: list[str] = Field(default_factory=list,
+                                description="inputs the truthful floor leaves out: the kernel need not read them in full")
+    note: str | None = Field(default=None, description="what this group's floor leaves out, and why (a backward pass)")
 
 
 class CohortSummary(View):
@@ -152,6 +155,7 @@ class ComparisonView(View):
     rows: list[RowView] = Field(description="the ranking, possibly only its top (summary.ranked says how many in all)")
     unranked: list[RowView]
     floor: FloorView | None
+    no_floor: str | None = Field(default=None, description="why the group has no floor; null when it has one")
 
 
 class LanguageBestView(View):
@@ -396,6 +400,7 @@ class RunDetails(View):
     artifacts: list[ArtifactView]
     attestations: list[AttestationView]
     floor: FloorView | None
+    no_floor: str | None = Field(default=None, description="why the run's group has no floor; null when it has one")
     implausible: bool
     retraction: str | None
     superseded_by: Link | None
@@ -553,6 +558,8 @@ class FamilyView(View):
 class IndexPage(Page):
     kind: Literal["index"] = "index"
     families: list[FamilyView]
+    awaiting: list[Link] = Field(default_factory=list,
+                                 description="kernels awaiting a declaration: imported, but not on the record tables")
     runs: int
     eligible_runs: int
     implementations: int

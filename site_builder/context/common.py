@@ -296,13 +296,25 @@ class ViewFactory:
         return kept(self.__dict__.setdefault("_cache_floor", {}), cohort.key, lambda: self._floor(cohort))
 
     def _floor(self, cohort: Cohort) -> FloorView | None:
-        floor = self.board.floors.get((cohort.workload, cohort.environment))
-        if floor is None or not cohort.is_latency:
+        floor = cohort.floor  # None for groups whose values are not times, and where none is derived
+        if floor is None:
             return None
-        record = cohort.leader.value_ns if cohort.leader else None  # floors are times: latency groups only
-        operation = self.workloads[cohort.workload].refs["operation"]
+        record = cohort.leader.value_ns if cohort.leader else None
+        workload = self.workloads[cohort.workload]
+        operation = workload.refs["operation"]
         declared = operation.metadata.headroomV1Inputs
-        inputs = [name for name in self.workloads[cohort.workload].inputs if declared is None or name in declared]
+        names = list(workload.inputs) or [argument.name for argument in operation.spec.inputs if argument.tensor]
+        inputs = [name for name in names if declared is None or name in declared]
+        excluded = list(operation.metadata.floorExcludes or ())
+        note = None
+        if workload.kind == "WorkloadSuite":
+            statistic = workload.spec.aggregation.statistic
+            note = (f"The workload is a suite of {len(workload.spec.cases)} cases whose latency is the {statistic} "
+                    f"of theirs: its floors (bytes, FLOPs and times) are the {statistic} of the cases' floors.")
+        elif floor.flops is None and operation.metadata.flops:
+            note = ("The timed pass is backward alone: the kernel's FLOP count is the forward's, and a backward "
+                    "that hands back gradients the forward already computed (as Liger's fused losses do) is not "
+                    "bound by it, so this group's floor is the memory floor only.")
         # Unchecked (derived facts, numbers made floats as checking would): a group's run pages
         # share its floors, but the group, its runs and its kernel page fall in different chunks.
         return unchecked(
@@ -312,13 +324,16 @@ class ViewFactory:
             headroom_v1=unchecked_page(
                 HeadroomV1,
                 ns=floor.headroom_v1_ns, bytes=floor.headroom_v1_bytes, inputs=inputs,
-                times_above=as_float(times_above(record, floor.headroom_v1_bytes / floor.bandwidth_gbps)) if record else None),
+                times_above=as_float(times_above(record, floor.headroom_v1_bytes / floor.bandwidth_gbps))
+                if record and floor.headroom_v1_bytes else None),
             truthful=unchecked(
                 TruthfulFloor,
                 ns=as_float(floor.truthful_ns), bytes=floor.bytes, memory_ns=as_float(floor.memory_ns),
                 arithmetic_ns=as_float(floor.arithmetic_ns), flops=floor.flops, flops_dtype=floor.flops_dtype,
                 peak_tflops=as_float(floor.peak_tflops), bound=floor.bound,
-                times_above=as_float(times_above(record, floor.truthful_ns)) if record else None),
+                times_above=as_float(times_above(record, floor.truthful_ns)) if record and floor.truthful_ns > 0 else None),
+            excluded=excluded,
+            note=note,
         )
 
     def comparison(self, cohort: Cohort, selected: bool = True, limit: int | None = None) -> ComparisonView:
@@ -330,6 +345,7 @@ class ViewFactory:
             rows=[self.row(row.run) for row in cohort.rows[:limit]],
             unranked=[self.row(run) for run in sorted(cohort.unranked, key=self._unranked_order)[:limit]],
             floor=self.floor(cohort),
+            no_floor=cohort.no_floor,
         )
 
     def _unranked_order(self, run: RunFacts) -> tuple:

@@ -61,6 +61,7 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         attestations=[AttestationView(kind=a.kind, author=a.author, date=a.date, note=a.note)
                       for a in entity.metadata.attestations],
         floor=factory.floor(cohort),
+        no_floor=cohort.no_floor,
         implausible=BELOW_PHYSICAL_FLOOR in board.reasons.get(entity.name, ()),
         retraction=(f"{entity.metadata.retraction.date.isoformat()}: {entity.metadata.retraction.reason}"
                     if entity.metadata.retraction else None),

@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from .. import urls
 from ..bulkload import paused_gc
-from ..derive.leaderboard import Cohort
+from ..derive.leaderboard import Cohort, is_declared
 from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
 from ..signatures import RowSignatures
@@ -24,7 +24,13 @@ def index_page(factory: ViewFactory) -> IndexPage:
     board, catalog = factory.board, factory.catalog
     families: dict[str, list[KernelSummary]] = {}
     workload_counts = Counter(w.refs["operation"].name for w in factory.workloads.values())
+    # A kernel nobody has declared has no floor and no known tensors: its records are not records
+    # yet. It is named once, below the tables, so that someone declares it.
+    awaiting: list[Link] = []
     for name, operation in sorted(catalog.operations.items()):
+        if not is_declared(operation):
+            awaiting.append(factory.operation_link(name))
+            continue
         runs = board.operation_runs.get(name, [])
         headline = factory.headline_workload(name)
         cohort = board.default_cohort(headline) if headline else None
@@ -40,6 +46,7 @@ def index_page(factory: ViewFactory) -> IndexPage:
     return IndexPage(
         **factory.page_fields("index", "KernelIndex", urls.INDEX),
         families=[FamilyView(family=family, kernels=kernels) for family, kernels in sorted(families.items())],
+        awaiting=awaiting,
         runs=len(board.runs), eligible_runs=len(board.runs) - len(board.reasons),
         implementations=len(catalog.implementations), gpus=len(catalog.hardware),
         last_observed=max((run.observed_at for run in board.runs.values()), default=None),

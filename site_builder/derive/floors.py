@@ -102,6 +102,63 @@ def floor_of_bytes(*, hardware: str, bandwidth_gbps: float, byte_counts: tuple[i
                  arithmetic_floor_ns(flops, peak) if flops is not None and peak else None)
 
 
+# How a suite's cases combine into its primary value, and so how their floors combine: if every
+# case takes at least its floor, the cases' mean (or sum) is at least the mean (or sum) of floors.
+SUITE_COMBINERS = {"mean": lambda values: sum(values) / len(values), "sum": sum}
+
+
+def suite_floor(case_floors: list[Floor], statistic: str) -> Floor | None:
+    """One floor for a suite aggregated by ``statistic`` from its cases' floors; None where the
+    statistic has no combiner. Memory and arithmetic floors are combined apart, and the truthful
+    floor is the larger of the two combinations: no more than the combination of each case's
+    larger floor, so still a lower bound."""
+    combine = SUITE_COMBINERS.get(statistic)
+    if combine is None or not case_floors:
+        return None
+    first = case_floors[0]
+    v1_bytes = round(combine([floor.headroom_v1_bytes for floor in case_floors]))
+    arithmetic = [floor.arithmetic_ns for floor in case_floors]
+    flops = [floor.flops for floor in case_floors]
+    return Floor(first.hardware, first.bandwidth_gbps, v1_bytes, round(v1_bytes / first.bandwidth_gbps),
+                 round(combine([floor.bytes for floor in case_floors])),
+                 combine([floor.memory_ns for floor in case_floors]),
+                 round(combine(flops)) if None not in flops else None, first.flops_dtype, first.peak_tflops,
+                 combine(arithmetic) if None not in arithmetic else None)
+
+
+def floor_for_pass(floor: Floor, timed_pass: str | None) -> Floor:
+    """The floor a group timing ``timed_pass`` is held to.
+
+    Floors count the operation's forward computation: its tensors and its FLOPs. A forward or a
+    full pass (forward then backward) does at least that. A backward pass alone need not: Liger's
+    fused losses compute the gradient GEMMs inside the forward and their backward only hands them
+    back, so the forward's arithmetic does not bound it. It keeps the memory floor (its inputs and
+    outputs cross memory once, as the gradients of the same shapes must) and drops the arithmetic.
+    """
+    if timed_pass != "backward" or floor.flops is None:
+        return floor
+    return Floor(floor.hardware, floor.bandwidth_gbps, floor.headroom_v1_bytes, floor.headroom_v1_ns, floor.bytes,
+                 floor.memory_ns)
+
+
+def no_floor_reason(*, metric: str | None, suite: bool, declared: bool, datasheet: bool, gpu: str,
+                    byte_count: int | None = None) -> str | None:
+    """Why a comparison group has no floor, in words a reader can act on; None when it has one."""
+    if metric is None:
+        return "the group's runs publish no primary value to hold to a floor"
+    if not metric.endswith(":ns"):
+        return f"the group ranks {metric.split(':', 1)[0]}, not a time; floors are times"
+    if suite:
+        return "the workload is a suite whose cases combine by a statistic no floor combines through"
+    if not declared:
+        return "the kernel awaits a declaration: its tensors and their shapes are unknown, so there is nothing to count"
+    if not datasheet:
+        return f"no datasheet matches {gpu}, so there is no bandwidth or peak to divide by"
+    if byte_count == 0:
+        return "the kernel's declared tensors hold no bytes"
+    return None
+
+
 def times_above(value_ns: float, floor_ns: float) -> float:
     """"record N× above it", from unrounded values."""
     return value_ns / floor_ns

@@ -20,7 +20,11 @@ from ..link import Catalog, Entity
 from .challenges import CohortChallenge, cohort_challenges, coverage_gaps
 from .eligibility import eligibility_reasons
 from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_index
-from .floors import Floor, floor_of_bytes, match_datasheet, workload_bytes
+from schemas.shapes import bind_axes, concrete_tensors
+
+from .floors import (
+    Floor, floor_for_pass, floor_of_bytes, match_datasheet, no_floor_reason, suite_floor, workload_bytes,
+)
 from .history import RecordEvent, record_history
 from .labels import GroupLabeller
 from .model import RunFacts
@@ -52,6 +56,8 @@ class Cohort:
     unranked: list[RunFacts]
     history: list[RecordEvent]
     label: str = ""
+    floor: Floor | None = None  # what the group's times are held to (floor_for_pass of its workload's)
+    no_floor: str | None = None  # why it has none, in words (no_floor_reason)
 
     @property
     def leader(self) -> RankedRow | None:
@@ -103,7 +109,7 @@ class Leaderboard:
         return self._usability[run.name]
 
     def floor(self, run: RunFacts) -> Floor | None:
-        return self.floors.get((run.workload, run.environment))
+        return self.cohorts[run.cohort].floor
 
     # -- per operation and workload ----------------------------------------------------------------
     @cached_property
@@ -220,7 +226,7 @@ def _floors(catalog: Catalog, pairs: Iterable[tuple[str, str]], gpus: dict[str, 
     """Floors of each (workload, environment) of ``pairs``, in that order: None where it is not a
     single-case workload on a GPU with a datasheet."""
     floors: dict[tuple[str, str], Floor | None] = {}
-    cases = catalog.of("WorkloadCase")
+    cases, suites = catalog.of("WorkloadCase"), catalog.of("WorkloadSuite")
     # By workload: one count of tensor bytes and one FLOP count per workload, not per (workload, GPU).
     counts: dict[str, tuple[tuple[int, int], int | None, str | None]] = {}
     # By formula: one parse per FLOP formula, which the workloads of a kernel (and kernels of a family) share.
@@ -231,9 +237,14 @@ def _floors(catalog: Catalog, pairs: Iterable[tuple[str, str]], gpus: dict[str, 
     by_datasheet: dict[tuple[str, str], Floor] = {}
     for pair in pairs:
         name, environment = pair
-        workload, datasheet = cases.get(name), gpus[environment].datasheet
-        if workload is None or datasheet is None:  # suites have no single shape; unknown GPUs no datasheet
+        workload, datasheet = cases.get(name) or suites.get(name), gpus[environment].datasheet
+        # Unknown GPUs have no datasheet; undeclared kernels no tensors.
+        if workload is None or datasheet is None or not is_declared(workload.refs["operation"]):
             floors[pair] = None
+            continue
+        if name in suites:
+            bandwidth, peaks = sheets.get(datasheet) or sheets.setdefault(datasheet, _sheet(catalog.hardware[datasheet]))
+            floors[pair] = by_datasheet[(name, datasheet)] = _suite_floor(workload, datasheet, bandwidth, peaks, formulas)  # type: ignore[assignment]
             continue
         shared = by_datasheet.get((name, datasheet))
         if shared is not None:
@@ -245,6 +256,30 @@ def _floors(catalog: Catalog, pairs: Iterable[tuple[str, str]], gpus: dict[str, 
             hardware=datasheet, bandwidth_gbps=bandwidth, byte_counts=byte_counts, flops=flops, flops_dtype=flops_dtype,
             peak_tflops=peaks)
     return floors
+
+
+def _suite_floor(suite: Entity, datasheet: str, bandwidth: float, peaks: dict[str, float],
+                 formulas: dict[str, Expression]) -> Floor | None:
+    """A suite's floor: its cases' floors, combined as the suite combines their latencies."""
+    operation = suite.refs["operation"]
+    meta, spec = operation.metadata, operation.spec
+    case_floors = []
+    for case in suite.spec.cases:
+        axes = bind_axes(spec, case.axes)  # link bound every case already: this cannot fail here
+        inputs = concrete_tensors(spec.inputs, axes, suite.spec.dtype)
+        outputs = concrete_tensors(spec.outputs, axes, suite.spec.dtype)
+        flops = _parsed(meta.flops, formulas).evaluate(axes) if meta.flops else None
+        case_floors.append(floor_of_bytes(
+            hardware=datasheet, bandwidth_gbps=bandwidth,
+            byte_counts=workload_bytes(inputs, outputs, meta.headroomV1Inputs, meta.floorExcludes),
+            flops=flops, flops_dtype=meta.flopsDtype, peak_tflops=peaks))
+    aggregation = suite.spec.aggregation
+    return suite_floor(case_floors, aggregation.statistic) if aggregation.metric == "latency" else None
+
+
+def is_declared(operation: Entity) -> bool:
+    """Whether a person has declared what the kernel computes (an importer's placeholder has not)."""
+    return operation.metadata.labels.get("semantics") != "undeclared"
 
 
 def _counts(workload: Entity, formulas: dict[str, Expression]) -> tuple[tuple[int, int], int | None, str | None]:
@@ -339,6 +374,14 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
     gpus = _environment_gpus(catalog)
     floors = _floors(catalog, index.pairs, gpus)
     superseded = index.superseded
+    suites = catalog.of("WorkloadSuite")
+    passes: dict[str, str | None] = {}
+
+    def timed_pass(protocol_name: str) -> str | None:
+        if protocol_name not in passes:
+            protocol = catalog.protocols[protocol_name]
+            passes[protocol_name] = protocol.spec.measurement.timedPass or protocol.metadata.labels.get("pass")
+        return passes[protocol_name]
 
     reasons: dict[str, tuple[str, ...]] = {}
     cohorts: dict[str, Cohort] = {}
@@ -350,8 +393,11 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         metric = first.metric
         # The runs of a group share their workload, GPU and metric (the key has them): one floor
         # for all of them, held to their values where they are times (``RunFacts.value_ns``).
-        floor = floors.get((first.workload, first.environment))
-        floor_ns = floor.truthful_ns if floor and metric is not None and metric.endswith(":ns") else None
+        is_time = metric is not None and metric.endswith(":ns")
+        floor = floors.get((first.workload, first.environment)) if is_time else None
+        if floor is not None:
+            floor = floor_for_pass(floor, timed_pass(first.protocol))
+        floor_ns = floor.truthful_ns if floor else None
         eligible, unranked = split_by_eligibility(members, superseded, floor_ns, reasons)
         rows = rank_runs(eligible)
         for row in rows:
@@ -360,6 +406,12 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         # gpu, runs, rows, unranked, history): keywords cost more on 57,000 groups.
         cohorts[key] = cohort = Cohort(key, first.operation, first.workload, first.protocol, first.environment, metric,
                                        gpus[first.environment], members, rows, unranked, record_history(eligible))
+        cohort.floor = floor
+        if floor is None:
+            gpu = gpus[first.environment]
+            cohort.no_floor = no_floor_reason(
+                metric=metric, suite=first.workload in suites, declared=is_declared(catalog.operations[first.operation]),
+                datasheet=gpu.datasheet is not None, gpu=gpu.label)
         by_workload.setdefault(first.workload, []).append((_default_first(cohort), cohort))
     reasons = dict(sorted(reasons.items()))  # in the runs' order (by name), not the groups'
 
