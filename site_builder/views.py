@@ -311,7 +311,7 @@ class KernelPage(Page):
     eligible_runs: int
     last_observed: datetime | None
     headline_workload: str | None
-    workload: WorkloadView
+    workload: WorkloadView | None = Field(description="the workload shown; null for a declared kernel with no workloads yet")
     workloads: list[WorkloadLink]
     headline: HeadlineView | None
     cohorts: list[CohortSummary]

@@ -158,5 +158,5 @@ def test_two_operation_specs_with_one_canonical_spec_are_both_named(repo):
     repo.edit("kernels/llama4-rope-copy.yaml", "  headlineWorkload: llama4-rope-b1-s2048-h8192-q32-kv8-bf16\n", "")
     assert repo.problems() == [
         # In file-name order: "llama4-rope-copy" sorts first, so the original is the one reported.
-        "data/kernels/llama4-rope.yaml:19:1: spec: same canonical OperationSpec as data/kernels/llama4-rope-copy.yaml:18:1 "
+        "data/kernels/llama4-rope.yaml:23:1: spec: same canonical OperationSpec as data/kernels/llama4-rope-copy.yaml:22:1 "
         "(llama4-rope-copy); two kernels must differ in tensors, shapes or semantics"]

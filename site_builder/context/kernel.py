@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cache, partial
 from datetime import datetime
 
+from .. import urls
 from ..charts import scaling_chart
 from ..derive.headline import fastest_by_language, headline
 from ..derive.leaderboard import Cohort
@@ -56,10 +57,12 @@ def kernel_pages(factory: ViewFactory, operation: str, workloads: list[Entity],
     # Gathered when the kernel's first page is built (in a render worker), not while the pages
     # are planned: a pass over all the kernel's runs.
     shared = cache(partial(_kernel_facts, factory, operation, workloads, implementations))
-    return [partial(_kernel_page_with, factory, shared, workload) for workload in workloads]
+    # A declared kernel no source has measured yet still has its page (what it computes), so that
+    # the index, search and sources never link to nothing.
+    return [partial(_kernel_page_with, factory, shared, workload) for workload in workloads or [None]]
 
 
-def _kernel_page_with(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity) -> KernelPage:
+def _kernel_page_with(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity | None) -> KernelPage:
     return _kernel_page(factory, kernel(), workload)
 
 
@@ -85,9 +88,16 @@ def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity],
                         max((run.observed_at for run in runs), default=None))
 
 
-def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -> KernelPage:
+def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | None) -> KernelPage:
     board = factory.board
     operation = factory.operation(kernel.name)
+    if workload is None:
+        return KernelPage(
+            **factory.page_fields("kernel", operation.title, urls.kernel(kernel.name)),
+            operation=operation, eligible_runs=0, last_observed=None, headline_workload=None, workload=None,
+            workloads=[], headline=None, cohorts=[], not_measured_on=[], comparison=None, scaling=None,
+            implementations=_implementation_rows(factory, kernel, None),
+        )
     cohorts = board.workload_cohorts.get(workload.name, [])
     selected = cohorts[0] if cohorts else None
     html = factory.workload_url(workload.name)

@@ -63,3 +63,56 @@ def test_datasheet_matching_keeps_pcie_apart_from_sxm():
     assert match_datasheet("NVIDIA H100", None, matches) is None  # never guess between SXM and PCIe
     assert match_datasheet("NVIDIA GeForce RTX 3090", "anything", matches) == "rtx-3090"
     assert match_datasheet("NVIDIA B200", None, matches) is None
+
+
+# --------------------------------------------------------------------------------------------
+# Floors per pass, suites, excluded inputs and the reasons for no floor (issue 22)
+
+from site_builder.derive.floors import floor_for_pass, no_floor_reason, suite_floor, workload_bytes  # noqa: E402
+
+# Fused linear cross entropy, BT 4096, H 4096, V 128256, bf16, on an A100 (1,935 GB/s, 312 TFLOP/s bf16).
+FLCE_INPUTS = {"input": {"shape": [4096, 4096], "dtype": "bf16"}, "weight": {"shape": [128256, 4096], "dtype": "bf16"},
+               "target": {"shape": [4096], "dtype": "int64"}}
+FLCE_FLOPS = 2 * 4096 * 4096 * 128256
+
+
+def flce_floor():
+    return workload_floor(hardware="a100", bandwidth_gbps=1935, inputs=FLCE_INPUTS, outputs={"loss": {"shape": [], "dtype": "bf16"}},
+                          headroom_inputs=None, flops=FLCE_FLOPS, flops_dtype="bf16", peak_tflops={"bf16": 312})
+
+
+def test_a_backward_pass_keeps_the_memory_floor_only():
+    floor = flce_floor()
+    assert floor.bound == "arithmetic" and floor.truthful_ns == pytest.approx(FLCE_FLOPS / 312e3)
+    backward = floor_for_pass(floor, "backward")
+    assert backward.arithmetic_ns is None and backward.flops is None
+    assert backward.truthful_ns == floor.memory_ns > 0 and backward.bound == "memory"
+    assert floor_for_pass(floor, "forward") is floor and floor_for_pass(floor, "full") is floor
+
+
+def test_excluded_inputs_leave_the_truthful_floor_but_not_headroom_v1():
+    inputs = {"indices": {"shape": [8, 2048], "dtype": "int64"}, "weight": {"shape": [131072, 4096], "dtype": "fp32"}}
+    outputs = {"y": {"shape": [8, 2048, 4096], "dtype": "fp32"}}
+    v1, counted = workload_bytes(inputs, outputs, None, ["weight"])
+    assert counted == 8 * 2048 * 8 + 8 * 2048 * 4096 * 4
+    assert v1 == 8 * 2048 * 8 + 131072 * 4096 * 4
+
+
+def test_a_suite_floor_is_the_mean_of_its_cases_and_stays_below_each_mean():
+    small = workload_floor(hardware="h100", bandwidth_gbps=3350, inputs=ROPE_INPUTS, outputs=ROPE_OUTPUTS, headroom_inputs=["q", "k"])
+    large = flce_floor()
+    combined = suite_floor([small, large], "mean")
+    assert combined.memory_ns == pytest.approx((small.memory_ns + large.memory_ns) / 2)
+    assert combined.arithmetic_ns is None  # one case declares no FLOPs: no arithmetic floor for the mean
+    assert 0 < combined.truthful_ns <= (small.truthful_ns + large.truthful_ns) / 2
+    assert suite_floor([small, large], "p99") is None and suite_floor([], "mean") is None
+
+
+def test_no_floor_reasons():
+    common = dict(suite=False, declared=True, datasheet=True, gpu="NVIDIA H100")
+    assert no_floor_reason(metric="latency:median:ns", **common) is None
+    assert "memory, not a time" in no_floor_reason(metric="memory:median:MiB", **common)
+    assert "no primary value" in no_floor_reason(metric=None, **common)
+    assert "awaits a declaration" in no_floor_reason(metric="latency:median:ns", **{**common, "declared": False})
+    assert "no datasheet matches NVIDIA H100" in no_floor_reason(metric="latency:median:ns", **{**common, "datasheet": False})
+    assert "no bytes" in no_floor_reason(metric="latency:median:ns", byte_count=0, **common)

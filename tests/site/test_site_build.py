@@ -169,7 +169,12 @@ def test_multimodal_suite_mean_and_sol(site):
     figure = text(headline.select_one(".figure"))
     assert figure.startswith("166.2 µs mean") and "67% of SOL" in figure
     assert page.select(".suite-cases tbody tr"), "a suite page lists its cases"
-    assert page.select_one(".comparison .floor") is None  # suites have no single shape, so no floor
+    # A suite's latency is the mean of its cases': its floor is the mean of their floors.
+    floor = page.select_one(".comparison .floor")
+    assert "suite of 16 cases" in text(floor.select_one(".floor-note"))
+    mirror = json.loads((site / "api/v1/kernels/multimodal-rotary-embedding-attention.json").read_text(encoding="utf-8"))
+    truthful = mirror["comparison"]["floor"]["truthful"]
+    assert 0 < truthful["ns"] < 166_200 and truthful["timesAbove"] > 1
 
 
 def test_run_mirror_holds_its_manifests_like_seed_002(site):
@@ -278,3 +283,61 @@ def test_builds_are_byte_identical(site, tmp_path):
     assert first.keys() == second.keys()
     differing = [str(path) for path in first if first[path] != second[path]]
     assert not differing, differing[:10]
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel identity and floors (issue 22), over every group mirror of the bundled site
+
+
+def group_mirrors(site: Path) -> list[dict]:
+    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted((site / "api/v1/groups").glob("*.json"))]
+
+
+def test_no_group_ranks_two_kernels(site):
+    from site_builder.repository import load_catalog
+
+    catalog = load_catalog(DATA)
+    operation_of = {name: run.refs["workload"].refs["operation"].name for name, run in catalog.runs.items()}
+    mirrors = group_mirrors(site)
+    assert len(mirrors) > 1000
+    for mirror in mirrors:
+        comparison = mirror["comparison"]
+        kernels = {operation_of[row["run"]] for row in comparison["rows"] + comparison["unranked"]}
+        assert kernels == {mirror["operation"]["url"].removeprefix("kernels/").removesuffix(".html")}, mirror["mirror"]
+
+
+def test_floors_mean_something(site):
+    from site_builder.repository import load_catalog
+
+    catalog = load_catalog(DATA)
+    undeclared = {name for name, op in catalog.operations.items() if op.metadata.labels.get("semantics") == "undeclared"}
+    latency_groups = 0
+    for mirror in group_mirrors(site):
+        comparison = mirror["comparison"]
+        floor, why = comparison["floor"], comparison["noFloor"]
+        operation = mirror["operation"]["url"].removeprefix("kernels/").removesuffix(".html")
+        assert (floor is None) != (why is None), mirror["mirror"]  # a floor, or the reason there is none
+        if floor is not None:
+            assert floor["truthful"]["ns"] > 0 and floor["headroomV1"]["ns"] > 0, mirror["mirror"]
+        elif comparison["summary"]["metric"] is not None:
+            assert comparison["summary"]["metric"].startswith("memory") or operation in undeclared, (mirror["mirror"], why)
+        if (comparison["summary"]["metric"] or "").startswith("latency") and operation not in undeclared:
+            latency_groups += 1
+            assert floor is not None, (mirror["mirror"], why)
+    assert latency_groups > 700
+    no_floor_pages = 0
+    for path in (site / "groups").glob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        assert 'floor-value">0 ns<' not in page, path.name
+        if "<strong>No floor</strong>" in page:  # and so no ratio over it
+            no_floor_pages += 1
+            assert 'class="times-above"' not in page and 'class="floor-value"' not in page, path.name
+    assert no_floor_pages > 300  # the memory groups
+
+
+def test_no_page_carries_placeholder_semantics(site):
+    for path in (site / "kernels").glob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        assert "not declared yet" not in page and "placeholders without a shape" not in page, path.name
+    index = soup(site, "index.html")
+    assert index.select_one("section.awaiting") is None  # every bundled kernel is declared
