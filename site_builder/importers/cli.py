@@ -22,8 +22,10 @@ def command() -> None:
 def liger(csv_path: Path, data_dir: Path) -> None:
     """Import Liger-Kernel's all_benchmark_data.csv (e.g. data/sources/liger-kernel-bench/all_benchmark_data.csv).
 
-    Every row becomes a run; workloads, implementations and the kernels nobody has curated are
-    written with them. Running it twice changes nothing, and files a person wrote are kept.
+    Every row becomes a run; workloads and implementations are written with them. Kernels are
+    declared by hand (liger_catalog.py maps the CSV onto them); one nobody declared is imported
+    as a placeholder and named on the output. Running it twice changes nothing, and files a
+    person wrote are kept.
     """
     from .liger import import_liger
 

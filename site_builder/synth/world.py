@@ -117,7 +117,10 @@ def _kernel_document(name: str, family: Family, model: Model, headline: str) -> 
         "axes": axes,
         "inputs": arguments(family.inputs),
         "outputs": arguments(family.outputs),
-        "semantics": {"expression": family.semantics, "mutation": "none", "determinism": "deterministic"},
+        # Each (family, model) is its own kernel here: where no axis is a model constant, only the
+        # expression tells two models' kernels apart, and two kernels never share a canonical spec.
+        "semantics": {"expression": f"{family.semantics} (at the shapes of {model.slug})", "mutation": "none",
+                      "determinism": "deterministic"},
     }
     return envelope("OperationSpec", metadata, spec)
 
