@@ -255,7 +255,7 @@ class ViewFactory:
             rank=ranked.rank if ranked else None, value=as_float(run.value), unit=run.unit,
             statistic=run.statistic, vs_leader=as_float(ranked.vs_leader) if ranked else None,
             vs_baseline=as_float(ranked.vs_baseline) if ranked else None,
-            sol_score=as_float(native.metrics.get("sol_score")) if native else None,
+            sol_score=as_float((native.metrics or {}).get("sol_score")) if native else None,
             evidence=run.evidence, observed_at=run.observed_at, stale=self.board.is_stale(run),
             implementation=self.implementation(run.implementation), availability=self.availability(run),
             reasons=list(self.board.reasons.get(run.name, ())),
