@@ -90,9 +90,9 @@ def read_export(path: Path) -> Export:
 def write_rows(path: Path | None, rows: Iterable[tuple[str, dict[str, Any]]], out: BinaryIO | None = None) -> int:
     """Write ``(table, row)`` pairs as JSON Lines (compressed when ``path`` ends in .zst); returns the count.
 
-    Keys are sorted and the output carries no timestamps of its own, so one catalogue always
-    gives the same bytes."""
-    lines = [json.dumps({"table": table, "row": row}, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    Keys keep their order (an operation's axes are listed as declared), and the output carries no
+    timestamps of its own, so one catalogue always gives the same bytes."""
+    lines = [json.dumps({"table": table, "row": row}, ensure_ascii=False, separators=(",", ":")) + "\n"
              for table, row in rows]
     payload = "".join(lines).encode("utf-8")
     if path is not None and path.name.endswith(".zst"):

@@ -153,11 +153,11 @@ def source_document(row: dict[str, Any], retrieved: str) -> dict[str, Any]:
     return _document("Source", {"name": slug, "title": row.get("name") or slug, "description": description}, spec)
 
 
-def export_source_document(export_name: str, retrieved: str) -> dict[str, Any]:
+def export_source_document(retrieved: str) -> dict[str, Any]:
     return _document("Source", {
         "name": EXPORT_SOURCE,
         "title": "Public KernelIndex catalog export",
-        "description": (f"`{export_name}`, the versioned catalog export of the public KernelIndex "
+        "description": ("The versioned catalog export of the public KernelIndex "
                         "(registry/exports/ of SamMausberg/KernelIndex, Apache-2.0; its license and notice ship in "
                         "`data/sources/kernelindex-export/`). Manifests keep their digests; each run also credits "
                         "the source that published it."),
@@ -275,7 +275,7 @@ class _Planner:
         for row in self.export.rows("sources"):
             if row.get("slug") in credited:
                 plan.add(f"sources/{row['slug']}.yaml", source_document(row, self.retrieved))
-        plan.add(f"sources/{EXPORT_SOURCE}.yaml", export_source_document(self.export.path.name, self.retrieved))
+        plan.add(f"sources/{EXPORT_SOURCE}.yaml", export_source_document(self.retrieved))
 
         def add(relative: str, document: dict[str, Any], digest: str | None) -> None:
             plan.add(relative, document)
@@ -288,7 +288,8 @@ class _Planner:
             op_name = self.operation_names[op_digest]
             add(f"kernels/{op_name}.yaml", self._operation(operation, op_name, sorted(operation_sources[op_digest])), op_digest)
             wl_name = self.workload_names[workload["workloadDigest"]]
-            add(f"workloads/{op_name}/{wl_name}.yaml", self._workload(workload, wl_name, op_name), workload["workloadDigest"])
+            add(f"workloads/{op_name}/{wl_name}.yaml", self._workload(workload, wl_name, op_name, operation),
+                workload["workloadDigest"])
             project_name = self.project_names[pick.project["id"]]
             add(f"projects/{project_name}.yaml", self._project(pick.project, project_name), None)
             impl_name = self.implementation_names[implementation["implementationDigest"]]
@@ -352,13 +353,16 @@ class _Planner:
         metadata = _metadata(name, manifest, aliases=aliases, sources=[*sources, EXPORT_SOURCE])
         return _document("OperationSpec", metadata, manifest.get("spec", {}))
 
-    def _workload(self, row: dict[str, Any], name: str, operation: str) -> dict[str, Any]:
+    def _workload(self, row: dict[str, Any], name: str, operation: str, operation_row: dict[str, Any]) -> dict[str, Any]:
         manifest = row.get("manifest") or {}
         spec = dict(manifest.get("spec") or {})
         spec.pop("operationSpecDigest", None)
         if manifest.get("kind") == "WorkloadCase":
             tensors = spec.pop("tensors", {}) or {}
-            data = {tensor_name: tensor["data"] for tensor_name, tensor in tensors.items() if "data" in tensor}
+            # In the operation's input order, the order the builder gives the canonical tensors.
+            order = [argument.get("name") for argument in ((operation_row.get("manifest") or {}).get("spec") or {}).get("inputs", [])]
+            data = {tensor_name: tensors[tensor_name]["data"] for tensor_name in order
+                    if "data" in (tensors.get(tensor_name) or {})}
             if data:
                 spec["inputData"] = data
         return _document(manifest.get("kind", "WorkloadCase"), _metadata(name, manifest), {"operation": operation, **spec})
