@@ -40,12 +40,13 @@ from .export_rows import Export, read_export
 from .output import GENERATED_LABEL, ImporterError, Plan, Report, apply
 
 IMPORTER = "kernelindex import kernelindex-export"
-# The sources whose runs are imported unless --source says otherwise. Of SOL-ExecBench only the facts
-# the public KernelIndex shows come in by default: the definitions (names, axes, shapes, dtypes) it
-# took from the leaderboard's public API, which FlashInfer-Bench's runs use, credited to
-# SOL-ExecBench. Its leaderboard results come in with --source sol-execbench. Nothing of the
-# SOL-ExecBench dataset, whose license forbids redistribution, is in the export.
+# The sources whose runs are imported unless --source says otherwise. Of SOL-ExecBench only facts the
+# public KernelIndex shows come in by default: its definitions (names, axes, shapes, dtypes, taken
+# from the leaderboard's public API) as kernels credited to NVIDIA SOL-ExecBench, without the
+# leaderboard's results, which come in with --source sol-execbench. Nothing of the SOL-ExecBench
+# dataset, whose license forbids redistribution, is in the export.
 DEFAULT_SOURCES = ("gpumode-kernelbot", "flashinfer-bench")
+DEFINITION_SOURCES = ("sol-execbench",)
 # A definition whose manifest cites this page came from SOL-ExecBench's leaderboard API.
 SOURCE_OF_DEFINITION = {"research.nvidia.com/benchmarks/sol-execbench": "sol-execbench"}
 # The export itself, credited on every page that shows its data (Apache-2.0, see SOURCE.md beside it).
@@ -188,7 +189,9 @@ class _Pick:
 
 
 class _Planner:
-    def __init__(self, export: Export, sources: tuple[str, ...], report: ImportReport):
+    def __init__(self, export: Export, sources: tuple[str, ...], report: ImportReport,
+                 definitions: tuple[str, ...] = DEFINITION_SOURCES):
+        self.definitions = set(definitions)
         self.export = export
         self.report = report
         self.sources = export.by_id("sources")
@@ -271,6 +274,10 @@ class _Planner:
                 sources = operation_sources[pick.operation["semanticDigest"]]
                 sources.add(pick.source)
                 sources.update(_definition_sources(pick.operation))
+        # Definitions of a definition source come in whether or not a run uses them.
+        for operation in self.operations.values():
+            if _definition_sources(operation) & self.definitions and operation.get("semanticDigest") not in excluded:
+                operation_sources[operation["semanticDigest"]].update(_definition_sources(operation))
         credited = set().union(*operation_sources.values()) if operation_sources else set()
         for row in self.export.rows("sources"):
             if row.get("slug") in credited:
@@ -282,11 +289,14 @@ class _Planner:
             if digest:
                 expected[relative] = (document["kind"], digest)
 
+        operations = {row.get("semanticDigest"): row for row in self.operations.values()}
+        for op_digest, sources in sorted(operation_sources.items()):
+            op_name = self.operation_names[op_digest]
+            add(f"kernels/{op_name}.yaml", self._operation(operations[op_digest], op_name, sorted(sources)), op_digest)
         for pick in kept:
             operation, workload, implementation, run = pick.operation, pick.workload, pick.implementation, pick.run
             op_digest = operation["semanticDigest"]
             op_name = self.operation_names[op_digest]
-            add(f"kernels/{op_name}.yaml", self._operation(operation, op_name, sorted(operation_sources[op_digest])), op_digest)
             wl_name = self.workload_names[workload["workloadDigest"]]
             add(f"workloads/{op_name}/{wl_name}.yaml", self._workload(workload, wl_name, op_name, operation),
                 workload["workloadDigest"])
@@ -423,8 +433,8 @@ def _invalid(plan: Plan, expected: dict[str, tuple[str, str]]) -> set[str]:
         try:
             model_for(document["kind"]).model_validate(document)  # type: ignore[union-attr]
         except ValidationError:
-            if relative in expected:
-                bad.add(expected[relative][1])
+            if str(relative) in expected:
+                bad.add(expected[str(relative)][1])
     return bad
 
 
@@ -453,8 +463,9 @@ def digests_of_plan(plan: Plan) -> dict[str, str]:
 
 
 def plan_import(export: Export, sources: tuple[str, ...], report: ImportReport,
-                progress: Callable[[str], None] = lambda _message: None) -> Plan:
-    planner = _Planner(export, sources, report)
+                progress: Callable[[str], None] = lambda _message: None,
+                definitions: tuple[str, ...] = DEFINITION_SOURCES) -> Plan:
+    planner = _Planner(export, sources, report, definitions)
     excluded: set[str] = set()
     left_out: list[str] = []  # objects whose check failed, over every attempt
     for _attempt in range(3):
@@ -483,7 +494,8 @@ def plan_import(export: Export, sources: tuple[str, ...], report: ImportReport,
 
 
 def import_export(path: Path, data_dir: Path, sources: tuple[str, ...] = DEFAULT_SOURCES,
-                  progress: Callable[[str], None] = lambda _message: None) -> ImportReport:
+                  progress: Callable[[str], None] = lambda _message: None,
+                  definitions: tuple[str, ...] = DEFINITION_SOURCES) -> ImportReport:
     report = ImportReport()
     progress(f"reading {path}")
     export = read_export(path)
@@ -492,7 +504,7 @@ def import_export(path: Path, data_dir: Path, sources: tuple[str, ...] = DEFAULT
     unknown = sorted(set(sources) - known)
     if unknown:
         raise ImporterError(f"{path}: no source named {', '.join(unknown)} (the export has {', '.join(sorted(s for s in known if s))})")
-    plan = plan_import(export, sources, report, progress)
+    plan = plan_import(export, sources, report, progress, definitions)
     for relative in plan.documents:
         if relative.parts[0] == "runs":
             report.runs[relative.parts[1]] += 1
