@@ -210,7 +210,8 @@ class ViewFactory:
     def source_link(self, name: str) -> SourceLink:
         source = self.catalog.sources[name]
         return SourceLink(name=name, title=source.metadata.title or source.spec.title, url=urls.source(name),
-                          external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved)
+                          external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved,
+                          attribution=source.spec.attribution)
 
     def cohort_link(self, cohort: Cohort) -> Link:
         # One per group: an implementation page links a group from each of its runs there, and
