@@ -22,6 +22,7 @@ from .kinds import (
     Evidence,
     ExecutionEnvironmentSpec,
     HardwareSpec,
+    ImplementationMetadata,
     KernelMetadata,
     Licensing,
     MeasurementValue,
@@ -30,20 +31,28 @@ from .kinds import (
     RunCorrectness,
     RunMetadata,
     RunStatus,
+    ScalarValue,
     SoftwareProjectSpec,
+    SourceFile,
     SourceNative,
     SourceSpec,
     SuiteCase,
     Support,
+    TensorData,
     Timing,
 )
+
+
+class CanonicalTensor(ConcreteTensor):
+    data: TensorData | None = None
 
 
 class CanonicalWorkloadCaseSpec(StrictModel):
     operationSpecDigest: Digest
     axes: dict[str, int]
     # The operation's inputs, with concrete shapes and dtypes (outputs follow from the operation).
-    tensors: dict[str, ConcreteTensor]
+    tensors: dict[str, CanonicalTensor]
+    scalars: dict[str, ScalarValue] | None = None
     correctness: Correctness
 
 
@@ -60,11 +69,13 @@ class OperationRef(StrictModel):
 
 
 class CanonicalImplementationRevisionSpec(StrictModel):
-    projectDigest: Digest
+    # Absent when the authoring file names its project in metadata (kinds.ImplementationMetadata).
+    projectDigest: Digest | None = None
     operation: OperationRef
     projectRevision: ProjectRevision
     callable: Callable
     support: Support | None = None
+    source: SourceFile | None = None
     buildVariants: list[BuildVariant] | None = None
     licensing: Licensing
 
@@ -100,7 +111,8 @@ CANONICAL_MODELS: dict[str, type[Envelope]] = {
     "WorkloadCase": _canonical("WorkloadCase", CanonicalWorkloadCaseSpec),
     "WorkloadSuite": _canonical("WorkloadSuite", CanonicalWorkloadSuiteSpec),
     "SoftwareProject": _canonical("SoftwareProject", SoftwareProjectSpec),
-    "ImplementationRevision": _canonical("ImplementationRevision", CanonicalImplementationRevisionSpec),
+    "ImplementationRevision": _canonical("ImplementationRevision", CanonicalImplementationRevisionSpec,
+                                         ImplementationMetadata),
     "BenchmarkProtocol": _canonical("BenchmarkProtocol", BenchmarkProtocolSpec),
     "ExecutionEnvironment": _canonical("ExecutionEnvironment", ExecutionEnvironmentSpec),
     "BenchmarkRun": _canonical("BenchmarkRun", CanonicalBenchmarkRunSpec, RunMetadata),

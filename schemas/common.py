@@ -104,6 +104,14 @@ class DType(str, Enum):
     fp8_e4m3 = "fp8_e4m3"
     fp8_e5m2 = "fp8_e5m2"
     fp4_e2m1 = "fp4_e2m1"
+    # Formats the public KernelIndex's imports declare (GPU MODE's AMD problems, FlashInfer-Bench's
+    # block-scaled GEMMs): ROCm's fnuz FP8, the E8M0 scale type, torch's packed two-FP4 byte, and
+    # the block-scaled 4-bit formats.
+    fp8_e4m3fnuz = "fp8_e4m3fnuz"
+    fp8_e8m0 = "fp8_e8m0"
+    float4_e2m1fn_x2 = "float4_e2m1fn_x2"
+    nvfp4 = "nvfp4"
+    mxfp4 = "mxfp4"
     int64 = "int64"
     int32 = "int32"
     int16 = "int16"
@@ -118,7 +126,9 @@ class DType(str, Enum):
 # Bytes per element; `float` has no width until a workload binds it.
 DTYPE_BYTES: dict[str, float] = {
     "fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8_e4m3": 1, "fp8_e5m2": 1,
-    "fp4_e2m1": 0.5, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
+    "fp4_e2m1": 0.5, "fp8_e4m3fnuz": 1, "fp8_e8m0": 1,
+    # One element of float4_e2m1fn_x2 is a byte holding two FP4 values.
+    "float4_e2m1fn_x2": 1, "nvfp4": 0.5, "mxfp4": 0.5, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
     "complex64": 8, "complex128": 16,
 }
 

@@ -119,12 +119,25 @@ class Semantics(StrictModel):
     determinism: Literal["deterministic", "nondeterministic", "unspecified"] = "unspecified"
 
 
+class ReferenceArtifact(StrictModel):
+    uri: Annotated[str, Field(max_length=500)]
+    digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+
+
+class Reference(StrictModel):
+    """The definition's reference implementation (its language; where it lives, when published)."""
+
+    language: Token
+    artifact: ReferenceArtifact | None = None
+
+
 class OperationSpecSpec(StrictModel):
     family: Slug
     axes: dict[AxisName, Axis] = Field(max_length=64)
     inputs: list[Argument] = Field(min_length=1, max_length=64)
     outputs: list[Argument] = Field(min_length=1, max_length=64)
     semantics: Semantics = Field(default_factory=Semantics)
+    reference: Reference | None = None
 
     @model_validator(mode="after")
     def _names_resolve(self) -> "OperationSpecSpec":
@@ -204,10 +217,27 @@ class ConcreteTensor(StrictModel):
         return value
 
 
+class TensorData(StrictModel):
+    """How a benchmark filled an input (``random``, ``safetensors`` for recorded tensors...)."""
+
+    generator: Token
+
+
+class ScalarValue(StrictModel):
+    dtype: DType
+    value: FiniteFloat
+
+
 class WorkloadCaseSpec(StrictModel):
     operation: Slug
+    # Variable axes; constant and derived ones may be written too (as the public KernelIndex's
+    # workloads are), and must then equal the operation's values.
     axes: dict[AxisName, int] = Field(max_length=64)
     dtype: DType | None = Field(default=None, description="binds every `float` tensor of the operation")
+    # Per input tensor, how its values were made: becomes that tensor's `data` in the canonical form.
+    inputData: dict[AxisName, TensorData] | None = None
+    # Scalar inputs' values, as the canonical form carries them.
+    scalars: dict[AxisName, ScalarValue] | None = None
     correctness: Correctness
 
 
@@ -248,11 +278,19 @@ class PackageRef(StrictModel):
     name: Annotated[str, Field(max_length=200)]
 
 
+class ProjectHost(StrictModel):
+    """Where the project lives by the host's own identifier (a leaderboard user, a repository)."""
+
+    kind: Literal["github", "huggingface", "gitlab", "other"]
+    id: Annotated[str, Field(max_length=300)]
+
+
 class SoftwareProjectSpec(StrictModel):
     name: Annotated[str, Field(max_length=200)]
     kind: Literal["library", "individual", "vendor"] | None = None
     repository: HttpsUrl | None = None
     homepage: HttpsUrl | None = None
+    host: ProjectHost | None = None
     packages: list[PackageRef] | None = None
 
 
@@ -277,6 +315,16 @@ class Callable(StrictModel):
 class Support(StrictModel):
     hardwareArchitectures: list[Token] = Field(default_factory=list)
     dtypes: list[DType] = Field(default_factory=list)
+    productsTested: list[Annotated[str, Field(max_length=200)]] | None = None
+
+
+class SourceFile(StrictModel):
+    """The identity of the implementation's source file (mirrored by its publisher): different code,
+    a different revision."""
+
+    contentDigest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+    fileName: Annotated[str, Field(max_length=300)] | None = None
+    sizeBytes: Annotated[int, Field(ge=0)] | None = None
 
 
 class Install(StrictModel):
@@ -299,18 +347,38 @@ class Licensing(StrictModel):
 
 
 class ImplementationRevisionSpec(StrictModel):
-    project: Slug
+    # The project, as part of the revision's identity; or in metadata.project (see below).
+    project: Slug | None = None
     operation: Slug
     projectRevision: ProjectRevision = Field(default_factory=ProjectRevision)
     callable: Callable
     support: Support | None = None
+    source: SourceFile | None = None
     buildVariants: list[BuildVariant] | None = None
     licensing: Licensing = Field(default_factory=Licensing)
 
 
+class ImplementationMetadata(Metadata):
+    # The project when it is not part of the revision's identity: the public KernelIndex keeps an
+    # implementation's project beside its manifest, so its digests cover no project, and an
+    # imported revision names its project here to keep the export's digest.
+    project: Slug | None = None
+
+
 class ImplementationRevision(Envelope):
     kind: Literal["ImplementationRevision"]
+    metadata: ImplementationMetadata
     spec: ImplementationRevisionSpec
+
+    @model_validator(mode="after")
+    def _one_project(self) -> "ImplementationRevision":
+        if (self.spec.project is None) == (self.metadata.project is None):
+            raise ValueError("name the project once: spec.project, or metadata.project to keep it out of the digest")
+        return self
+
+    @property
+    def project_name(self) -> str:
+        return self.spec.project or self.metadata.project  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,9 +408,15 @@ class Comparability(StrictModel):
     notes: str | None = Field(default=None, max_length=4000)
 
 
+class ProtocolCorrectness(StrictModel):
+    reference: Annotated[str, Field(max_length=300)]
+    comparator: Token
+
+
 class BenchmarkProtocolSpec(StrictModel):
     harness: Harness
     measurement: Measurement
+    correctness: ProtocolCorrectness | None = None
     comparability: Comparability | None = None
 
 
@@ -441,6 +515,7 @@ class MeasurementValue(StrictModel):
     statistic: Token
     unit: Annotated[str, Field(pattern=r"^[A-Za-z%/_]+$", max_length=20)]
     value: FiniteFloat
+    sampleCount: Annotated[int, Field(ge=1)] | None = None
 
     @field_validator("value")
     @classmethod
@@ -454,7 +529,8 @@ class SourceNative(StrictModel):
     source: Slug
     benchmark: Annotated[str, Field(max_length=200)] | None = None
     externalId: Annotated[str, Field(max_length=300)] | None = None
-    metrics: dict[Token, FiniteFloat] = Field(default_factory=dict)
+    # Absent, not empty, when the source publishes none (as the public KernelIndex writes it).
+    metrics: dict[Token, FiniteFloat] | None = None
 
 
 class RunCorrectness(StrictModel):
@@ -473,9 +549,17 @@ class Artifact(StrictModel):
     digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
 
 
+class LogReference(StrictModel):
+    """A log kept by the publisher, by content digest (the public KernelIndex's failed-run logs)."""
+
+    uri: Annotated[str, Field(max_length=500)]
+    digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")] | None = None
+
+
 class Evidence(StrictModel):
     rawSamplesNs: list[Annotated[int, Field(ge=1)]] | None = Field(default=None, max_length=100_000)
     artifacts: list[Artifact] | None = None
+    logs: LogReference | None = None
 
 
 # Where a named statistic sits in a distribution (its percentile); the mean has no place and is
@@ -637,6 +721,10 @@ class SourceSpec(StrictModel):
     license: Annotated[str, Field(max_length=100)] | None = None
     retrieved: IsoDate
     publisher: Annotated[str, Field(max_length=200)] | None = None
+    # What the source's terms allow and ask, in its own words where it states them.
+    terms: Annotated[str, Field(max_length=2000)] | None = None
+    # The credit every page using the source's data shows.
+    attribution: Annotated[str, Field(max_length=300)] | None = None
 
 
 class Source(Envelope):

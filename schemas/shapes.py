@@ -13,27 +13,32 @@ class BindingError(ValueError):
     pass
 
 
-def bind_axes(operation: OperationSpecSpec, bound: Mapping[str, int]) -> dict[str, int]:
+def bind_axes(operation: OperationSpecSpec, bound: Mapping[str, int], *, partial: bool = False) -> dict[str, int]:
     """Every axis value: constants from the operation, variables from ``bound``, derived ones computed.
 
     ``bound`` must name exactly the variable axes. Derived axes may refer to each other in any
-    order; a cycle is an error.
+    order; a cycle is an error. ``partial``: variable axes may be left unbound (a suite case whose
+    sizes vary within it, as GPU MODE's grouped GEMM lists one m, n, k per group); what depends
+    on them is left out of the result.
     """
     variables = {name for name, axis in operation.axes.items() if axis.role is AxisRole.variable}
     unknown = sorted(set(bound) - set(operation.axes))
     if unknown:
         raise BindingError(f"axes not in the operation: {', '.join(unknown)}")
-    not_variable = sorted(set(bound) - variables)
-    if not_variable:
-        raise BindingError(f"only variable axes are bound by a workload; not {', '.join(not_variable)}")
+    # Constant and derived axes may be restated (the public KernelIndex's workloads list every
+    # axis); a restated value must be the operation's own, checked once all are computed.
+    restated = {name: value for name, value in bound.items() if name not in variables}
+    bound = {name: value for name, value in bound.items() if name in variables}
     missing = sorted(variables - set(bound))
-    if missing:
+    if missing and not partial:
         raise BindingError(f"workload does not bind variable axes: {', '.join(missing)}")
     values: dict[str, int] = {}
     for name, axis in operation.axes.items():
         if axis.role is AxisRole.constant:
             values[name] = axis.value  # type: ignore[assignment]
         elif axis.role is AxisRole.variable:
+            if name not in bound:  # partial: left unbound
+                continue
             value = bound[name]
             if axis.minimum is not None and value < axis.minimum:
                 raise BindingError(f"{name} = {value} is below its minimum {axis.minimum}")
@@ -44,6 +49,8 @@ def bind_axes(operation: OperationSpecSpec, bound: Mapping[str, int]) -> dict[st
                if axis.role is AxisRole.derived}
     while pending:
         ready = [name for name, expr in pending.items() if expr.names <= set(values)]
+        if not ready and partial:
+            break  # what depends on an unbound axis stays unknown
         if not ready:
             raise BindingError(f"derived axes depend on each other in a cycle: {', '.join(sorted(pending))}")
         for name in ready:
@@ -51,6 +58,10 @@ def bind_axes(operation: OperationSpecSpec, bound: Mapping[str, int]) -> dict[st
                 values[name] = pending.pop(name).evaluate(values)
             except ExpressionError as error:
                 raise BindingError(f"axis {name}: {error}") from None
+    wrong = sorted(name for name, value in restated.items() if name in values and values[name] != value)
+    if wrong:
+        raise BindingError("only variable axes are bound by a workload; "
+                           + ", ".join(f"{name} = {restated[name]} is not the operation's {values[name]}" for name in wrong))
     return values
 
 

@@ -21,6 +21,7 @@ LAZY_COMMANDS = {
     "build": ("site_builder.build", "command", "Build the static site from data/ into site/."),
     "serve": ("site_builder.serve", "command", "Preview the built site on a local HTTP server."),
     "import": ("site_builder.importers.cli", "command", "Turn an external source's published data into run files."),
+    "export": ("site_builder.export", "command", "Write the catalogue in the public KernelIndex's export format (JSONL)."),
     "fmt": ("site_builder.fmt", "command", "Rewrite data files into canonical form (keeps comments)."),
     "new": ("site_builder.scaffold", "command", "Scaffold a new data file (e.g. `new run`)."),
     "diff": ("site_builder.diff", "command", "What a change to data/ does to the leaderboard, as Markdown."),

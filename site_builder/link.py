@@ -23,7 +23,7 @@ from .problems import Problem
 from .run_digests import run_digests
 
 # Lists whose order carries no meaning: sorted and de-duplicated before hashing.
-SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes")}
+SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes"), ("support", "productsTested")}
 
 
 @dataclass(slots=True)  # 100,000 runs: slots make each smaller and quicker to make
@@ -381,16 +381,32 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
                     problems.append(document.problem(str(error), "spec", "axes"))
                     fail(document)
                     continue
+                unknown = sorted(set(spec.inputData or ()) - set(inputs))
+                if unknown:
+                    problems.append(document.problem(f"inputData names no input tensor: {', '.join(unknown)}", "spec", "inputData"))
+                    fail(document)
+                    continue
                 body.pop("dtype", None)
+                tensors = inputs
+                if spec.inputData:
+                    # The canonical tensors carry how their values were made; ``inputs`` (what
+                    # floors count) stays shapes and dtypes only.
+                    tensors = {name: {**tensor, **({"data": body["inputData"][name]} if name in body["inputData"] else {})}
+                               for name, tensor in inputs.items()}
                 canonical = {"operationSpecDigest": operation.digest, "axes": body["axes"],
-                             "tensors": inputs, "correctness": body["correctness"]}
+                             "tensors": tensors, "correctness": body["correctness"]}
+                if "scalars" in body:
+                    canonical["scalars"] = body["scalars"]
                 add(document, canonical, refs={"operation": operation}, axes=axes, inputs=inputs, outputs=outputs)
             else:
                 bad = False
+                variable = {name for name, axis in op_spec.axes.items() if axis.role.value == "variable"}
                 for index, case in enumerate(spec.cases):
                     try:
-                        axes = bind_axes(op_spec, case.axes)
-                        concrete_tensors(op_spec.inputs, axes, spec.dtype)
+                        # A suite's case may leave sizes that vary within it unbound; it has no floor.
+                        axes = bind_axes(op_spec, case.axes, partial=True)
+                        if variable <= set(case.axes):
+                            concrete_tensors(op_spec.inputs, axes, spec.dtype)
                     except BindingError as error:
                         problems.append(document.problem(f"case {index}: {error}", "spec", "cases", index))
                         bad = True
@@ -400,14 +416,17 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
                 canonical = {"operationSpecDigest": operation.digest, **body}
                 add(document, canonical, refs={"operation": operation})
         elif kind == "ImplementationRevision":
-            project = resolve(document, ("SoftwareProject",), spec.project, "spec", "project")
+            in_identity = spec.project is not None
+            project = resolve(document, ("SoftwareProject",), document.model.project_name,
+                              *(("spec", "project") if in_identity else ("metadata", "project")))
             operation = resolve(document, ("OperationSpec",), spec.operation, "spec", "operation")
             if project is None or operation is None:
                 fail(document)
                 continue
             body = _spec_dump(document)
-            body.pop("project")
-            body["projectDigest"] = project.digest
+            body.pop("project", None)
+            if in_identity:
+                body["projectDigest"] = project.digest
             body["operation"] = {"specDigest": operation.digest}
             add(document, body, refs={"project": project, "operation": operation})
 
@@ -416,7 +435,10 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
     linked: dict[str, Entity] = {}  # the runs, by name
     first_named: dict[str, Document] = {}  # every run's name, with the first file that has it
     reused_by_runs: list[tuple[Document, Problem]] = []
-    externals: list[tuple[str, str]] = []  # (source, external id) of every run that has one
+    # (source, external id, the digests it refers to) of every run that has one: a source's id may
+    # name one submission measured on several workloads or runners (GPU MODE's "submission/N"),
+    # so two runs clash only when they also share implementation, workload, protocol and environment.
+    externals: list[tuple[str, ...]] = []
     digest_keys: list[str | None] = []  # each linked run's key in the digest cache, in order
     workloads = {**suites, **cases}  # one namespace: a name is a case's or a suite's, never both's
     for document in run_documents:
@@ -446,9 +468,9 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
             if source is None:
                 fail(document)
                 continue
-            if native.externalId:
-                externals.append((native.source, native.externalId))
         ref_digests = (implementation.digest, workload.digest, protocol.digest, environment.digest)  # as _RUN_REFERENCES
+        if native is not None and native.externalId:
+            externals.append((native.source, native.externalId, *ref_digests))
         # Positional (the fields' order): a run's axes, inputs and outputs are empty, as the defaults.
         linked[name] = entity = Entity(document, None, "", refs, {}, {}, {},
                                        partial(_run_canonical_spec, document, ref_digests))
@@ -493,7 +515,7 @@ _LINK_ORDER = [
 _LINK_RANK = {kind: rank for rank, kind in enumerate(_LINK_ORDER)}
 
 
-def _duplicate_runs(runs: dict[str, Entity], externals: list[tuple[str, str]]) -> list[Problem]:
+def _duplicate_runs(runs: dict[str, Entity], externals: list[tuple[str, ...]]) -> list[Problem]:
     """Runs whose external id or content another run has, each reported against the first of
     them in file order; ``externals``: the (source, external id) of every run with one. Whether
     there are any does not depend on the order: the runs are sorted (100,000 at scale) only to
@@ -503,7 +525,7 @@ def _duplicate_runs(runs: dict[str, Entity], externals: list[tuple[str, str]]) -
     return _duplicates_in(sorted(runs.values(), key=lambda e: e.document.display))
 
 
-def _any_duplicates(externals: list[tuple[str, str]], digests: list[str]) -> bool:
+def _any_duplicates(externals: list[tuple[str, ...]], digests: list[str]) -> bool:
     """Whether ``_duplicates_in`` finds any among runs of these external ids and digests, by two
     set sizes: it finds one exactly when two runs share an external id (the second is reported)
     or, when none do (so it keeps every run's digest), two runs share a digest."""
@@ -513,12 +535,13 @@ def _any_duplicates(externals: list[tuple[str, str]], digests: list[str]) -> boo
 def _duplicates_in(runs: Iterable[Entity]) -> list[Problem]:
     """Each run of ``runs`` whose external id or content an earlier one has."""
     problems = []
-    seen_external: dict[tuple[str, str], Entity] = {}
+    seen_external: dict[tuple[str, ...], Entity] = {}
     seen_digest: dict[str, Entity] = {}
     for run in runs:
         native = run.spec.sourceNative
         if native is not None and native.externalId:
-            key = (native.source, native.externalId)
+            key = (native.source, native.externalId,
+                   *(run.refs[reference].digest for reference in _RUN_REFERENCES))
             if key in seen_external:
                 problems.append(run.document.problem(
                     f"duplicate run: {native.source} {native.externalId!r} is already in {seen_external[key].document.display}",

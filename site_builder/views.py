@@ -207,6 +207,8 @@ class SourceLink(View):
     external_url: str
     license: str | None
     retrieved: date
+    # The credit the source asks for, shown wherever its data is (None: it asks for none).
+    attribution: str | None = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -458,6 +460,7 @@ class ImplementationPage(Page):
     availability: Availability | None = Field(description="pinned to the newest measured release")
     runs: list[EvidenceRow] = Field(description="newest first, at most a few hundred")
     runs_total: int
+    sources: list[SourceLink] = Field(default_factory=list, description="the sources that published its runs")
 
 
 class CitedRateView(View):
@@ -521,6 +524,8 @@ class SourcePage(Page):
     license: str | None
     retrieved: date
     publisher: str | None
+    terms: str | None = None
+    attribution: str | None = None
     runs: int
     kernels: list[Link]
     cited_by: list[Link] = Field(description="hardware datasheets that cite it")

@@ -134,8 +134,15 @@ def implementation_page(factory: ViewFactory, index: CatalogIndex, name: str) ->
         operation=factory.operation_link(entity.refs["operation"].name),
         project_repository=entity.refs["project"].spec.repository, version=revision.version, commit=revision.commit,
         verdict=verdict, availability=availability, runs=[_evidence_row(factory, run) for run in runs[:LIST_LIMIT]],
-        runs_total=len(runs),
+        runs_total=len(runs), sources=[factory.source_link(source) for source in _run_sources(factory, runs)],
     )
+
+
+def _run_sources(factory: ViewFactory, runs: list[RunFacts]) -> list[str]:
+    """The sources whose data the page shows: those that published the runs (their attribution)."""
+    catalog_runs = factory.catalog.runs
+    natives = (catalog_runs[run.name].spec.sourceNative for run in runs)
+    return sorted({native.source for native in natives if native is not None})
 
 
 def _newest_first(run: RunFacts) -> tuple:
@@ -273,7 +280,8 @@ def source_page(factory: ViewFactory, index: CatalogIndex, name: str) -> SourceP
     return SourcePage(
         **factory.page_fields("source", entity.metadata.title or entity.spec.title, urls.source(name)),
         name=name, description=entity.metadata.description, external_url=entity.spec.url, license=entity.spec.license,
-        retrieved=entity.spec.retrieved, publisher=entity.spec.publisher, runs=index.run_count("source", name),
+        retrieved=entity.spec.retrieved, publisher=entity.spec.publisher, terms=entity.spec.terms,
+        attribution=entity.spec.attribution, runs=index.run_count("source", name),
         kernels=[factory.operation_link(op) for op in sorted(operations)],
         cited_by=[factory.hardware_link(hw) for hw in cited_by],
     )

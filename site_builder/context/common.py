@@ -210,7 +210,8 @@ class ViewFactory:
     def source_link(self, name: str) -> SourceLink:
         source = self.catalog.sources[name]
         return SourceLink(name=name, title=source.metadata.title or source.spec.title, url=urls.source(name),
-                          external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved)
+                          external_url=source.spec.url, license=source.spec.license, retrieved=source.spec.retrieved,
+                          attribution=source.spec.attribution)
 
     def cohort_link(self, cohort: Cohort) -> Link:
         # One per group: an implementation page links a group from each of its runs there, and
@@ -255,7 +256,7 @@ class ViewFactory:
             rank=ranked.rank if ranked else None, value=as_float(run.value), unit=run.unit,
             statistic=run.statistic, vs_leader=as_float(ranked.vs_leader) if ranked else None,
             vs_baseline=as_float(ranked.vs_baseline) if ranked else None,
-            sol_score=as_float(native.metrics.get("sol_score")) if native else None,
+            sol_score=as_float((native.metrics or {}).get("sol_score")) if native else None,
             evidence=run.evidence, observed_at=run.observed_at, stale=self.board.is_stale(run),
             implementation=self.implementation(run.implementation), availability=self.availability(run),
             reasons=list(self.board.reasons.get(run.name, ())),

@@ -51,7 +51,7 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         leader=factory.row(cohort.leader.run) if cohort.leader else None,
         source=factory.source_link(native.source) if native else None,
         benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
-        source_metrics={name: as_float(value) for name, value in native.metrics.items()} if native else {},
+        source_metrics={name: as_float(value) for name, value in (native.metrics or {}).items()} if native else {},
         measurements=_measurements(entity),
         correctness=_correctness(entity, workload.correctness),
         protocol=factory.protocol(facts.protocol),

@@ -86,6 +86,10 @@ _QUOTED_METRICS = {metric: _string(metric or "none") for metric in (None, "laten
 # Metrics where less is better, so a group can rank them ascending; a throughput could not be.
 LOWER_IS_BETTER = ("latency", "memory")
 CENTRAL_STATISTICS = ("median", "mean")
+# A measurement in a unit of time is lower-is-better whatever its metric or statistic is called:
+# GPU MODE's leaderboard "score" is an aggregate, in seconds, of a submission's times over the
+# suite (a geometric mean, or an aggregate its leaderboard does not name: "unspecified").
+TIME_UNITS = ("ns", "us", "ms", "s")
 
 
 def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapping[str, Any]] | None
@@ -93,7 +97,8 @@ def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapp
     """("<metric>:<statistic>:<unit>", value) that a run is ranked by, e.g. ("latency:median:ns", 81280).
 
     The timing block decides; without one, the first central (median or mean) measurement of a
-    lower-is-better metric, such as a peak-memory run's median MiB.
+    lower-is-better metric, such as a peak-memory run's median MiB, or the first measurement in a
+    unit of time, such as GPU MODE's leaderboard score in seconds.
     """
     if timing:
         statistic = timing["primaryStatistic"]
@@ -104,7 +109,8 @@ def primary_metric(timing: Mapping[str, Any] | None, measurements: Iterable[Mapp
             value = latency.get(statistic)
         return f"latency:{statistic}:ns", value
     for measurement in measurements or ():
-        if measurement["metric"] in LOWER_IS_BETTER and measurement["statistic"] in CENTRAL_STATISTICS:
+        if (measurement["metric"] in LOWER_IS_BETTER and measurement["statistic"] in CENTRAL_STATISTICS) \
+                or measurement["unit"] in TIME_UNITS:
             return f"{measurement['metric']}:{measurement['statistic']}:{measurement['unit']}", measurement["value"]
     return None, None
 
