@@ -11,12 +11,14 @@ Field names are snake_case here and camelCase in JSON, like the manifests the mi
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-MIRROR_VERSION = "1.0.0"
+# 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
+# of embedding them (site weight at 100,000 runs).
+MIRROR_VERSION = "2.0.0"
 
 
 class KeptByIdentity:
@@ -24,9 +26,6 @@ class KeptByIdentity:
     (render.mirror_json and the HTML keep them by identity)."""
 
 
-# A canonical manifest that many pages embed (a protocol's, an environment's), as ViewFactory built
-# it once: a page holds that very dict, where validating would check and copy it for every page.
-SharedManifest = Annotated[dict[str, Any], SkipValidation, KeptByIdentity]
 
 
 class View(BaseModel):
@@ -372,27 +371,81 @@ class Citation(View):
     text: str
 
 
+class SharedDocument(View):
+    """A document many runs share (their protocol, environment, workload), referred to rather than
+    copied into each run's page and mirror: at 100,000 runs a copy per run was most of the site.
+    ``mirror`` is its JSON mirror (the protocol's and environment's hold the canonical ``manifest``);
+    ``digest`` is that manifest's, the one the run's own manifest names."""
+
+    name: str
+    title: str
+    url: str
+    mirror: str
+    digest: str
+
+
+class ProtocolRef(SharedDocument):
+    harness: str
+    timed_pass: str | None
+
+
+class EnvironmentRef(SharedDocument):
+    gpu: str
+    hardware: Link | None
+    architecture: str
+
+
+class WorkloadRef(SharedDocument):
+    label: str
+    correctness: dict[str, Any] = Field(description="the workload's correctness policy")
+
+
+class ImplementationRef(View):
+    name: str
+    title: str
+    url: str
+
+
+class GroupRef(View):
+    """The run's comparison group, as the run page names it (the group's page and mirror say the rest)."""
+
+    key: str
+    label: str
+    url: str
+    gpu: str
+    metric: str | None
+    ranked: int
+    runs: int
+
+
+class LeaderRef(View):
+    run: str
+    url: str
+    digest: str
+    implementation: ImplementationRef
+    value: float | None
+    unit: str | None
+
+
 class RunDetails(View):
     name: str
     digest: str
     title: str
     row: RowView
     operation: Link
-    workload: WorkloadView
-    implementation: ImplementationView
-    project: str
+    workload: WorkloadRef
+    implementation: ImplementationRef
     revision: str | None
-    cohort: CohortSummary
-    group_size: int
-    leader: RowView | None
+    cohort: GroupRef
+    leader: LeaderRef | None
     source: SourceLink | None
     benchmark: str | None
     external_id: str | None
     source_metrics: dict[str, float]
     measurements: list[MeasurementView]
     correctness: CorrectnessView
-    protocol: ProtocolView
-    environment: EnvironmentView
+    protocol: ProtocolRef
+    environment: EnvironmentRef
     artifacts: list[ArtifactView]
     attestations: list[AttestationView]
     floor: FloorView | None
@@ -404,10 +457,11 @@ class RunDetails(View):
 
 
 class RunPage(Page):
+    """A run's own facts; the protocol, environment and workload it shares with other runs are
+    referred to by digest and mirror (``details``), and their manifests are in those mirrors."""
+
     kind: Literal["run"] = "run"
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
-    protocol: SharedManifest = Field(description="the canonical BenchmarkProtocol manifest")
-    environment: SharedManifest = Field(description="the canonical ExecutionEnvironment manifest")
     details: RunDetails
 
 

@@ -34,7 +34,7 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     cohort = board.cohorts[facts.cohort]
     implementation = factory.implementation(facts.implementation)
     row = factory.row(facts)
-    workload = factory.workload(facts.workload)
+    workload = factory.workload_ref(facts.workload)
     operation = factory.operation_link(facts.operation)
     hex8 = entity.digest.removeprefix("sha256:")[:8]
     title = f"Run {hex8} · {implementation.title} · {operation.title}"
@@ -45,17 +45,16 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     details = unchecked(
         RunDetails,
         name=entity.name, digest=entity.digest, title=entity.metadata.title or title, row=row, operation=operation,
-        workload=workload, implementation=implementation, project=implementation.project,
+        workload=workload, implementation=factory.implementation_ref(facts.implementation),
         revision=revision.version or (revision.commit[:12] if revision.commit else None),
-        cohort=factory.cohort_summary(cohort), group_size=len(cohort.rows),
-        leader=factory.row(cohort.leader.run) if cohort.leader else None,
+        cohort=factory.group_ref(cohort), leader=factory.leader_ref(cohort),
         source=factory.source_link(native.source) if native else None,
         benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
         source_metrics={name: as_float(value) for name, value in native.metrics.items()} if native else {},
         measurements=_measurements(entity),
         correctness=_correctness(entity, workload.correctness),
-        protocol=factory.protocol(facts.protocol),
-        environment=factory.environment(facts.environment),
+        protocol=factory.protocol_ref(facts.protocol),
+        environment=factory.environment_ref(facts.environment),
         artifacts=[ArtifactView(kind=a.kind, url=a.url, path=a.path, digest=a.digest)
                    for a in (spec.evidence.artifacts if spec.evidence and spec.evidence.artifacts else [])],
         attestations=[AttestationView(kind=a.kind, author=a.author, date=a.date, note=a.note)
@@ -78,8 +77,6 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         RunPage,
         **factory.page_fields("run", title, html),
         run=entity.manifest(),
-        protocol=factory.protocol_manifest(facts.protocol),
-        environment=factory.environment_manifest(facts.environment),
         details=details,
     )
 
