@@ -31,7 +31,7 @@ from .markdown import render_markdown
 from .spliced import RowSplicer
 from .views import (
     Availability, ChartView, CohortSummary, EnvironmentRef, EnvironmentView, FloorView, GroupRef, ImplementationRef,
-    ImplementationView, KeptByIdentity, LeaderRef, Link, OperationView, Page, ProtocolRef, ProtocolView, RowView,
+    ImplementationView, KeptByIdentity, RunRef, Link, OperationView, Page, ProtocolRef, ProtocolView, RowView,
     SourceLink, View, WorkloadLink, WorkloadRef, WorkloadView,
 )
 
@@ -437,7 +437,7 @@ class _Unsure(Exception):
 # identity (the object is held with its text, so its id is not reused while kept). A kernel's
 # workload links are on every one of its workload pages (their number squared, per kernel).
 _SHARED_VIEWS = frozenset((Availability, CohortSummary, EnvironmentRef, EnvironmentView, FloorView, GroupRef,
-                           ImplementationRef, ImplementationView, LeaderRef, Link, OperationView, ProtocolRef,
+                           ImplementationRef, ImplementationView, RunRef, Link, OperationView, ProtocolRef,
                            ProtocolView, RowView, SourceLink, WorkloadLink, WorkloadRef, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields

@@ -111,6 +111,55 @@ class FloorView(View):
     truthful: TruthfulFloor
 
 
+class SharedDocument(View):
+    """A document many runs share (their protocol, environment, workload), referred to rather than
+    copied into each run's page and mirror: at 100,000 runs a copy per run was most of the site.
+    ``mirror`` is its JSON mirror (the protocol's and environment's hold the canonical ``manifest``);
+    ``digest`` is that manifest's, the one the run's own manifest names."""
+
+    name: str
+    title: str
+    url: str
+    mirror: str
+    digest: str
+
+
+class ProtocolRef(SharedDocument):
+    harness: str
+    timed_pass: str | None
+
+
+class EnvironmentRef(SharedDocument):
+    gpu: str
+    hardware: Link | None
+    architecture: str
+
+
+class WorkloadRef(SharedDocument):
+    label: str
+    correctness: dict[str, Any] = Field(description="the workload's correctness policy")
+
+
+class ImplementationRef(View):
+    name: str
+    title: str
+    url: str
+    project: str
+    baseline: bool
+
+
+class RunRef(View):
+    """A run as another page names it: which run, its implementation and its value."""
+
+    run: str
+    url: str
+    digest: str
+    implementation: ImplementationRef
+    value: float | None
+    unit: str | None
+    observed_at: datetime
+
+
 class CohortSummary(View):
     """A comparison group as one line of "Current records"."""
 
@@ -124,7 +173,7 @@ class CohortSummary(View):
     metric: str | None
     ranked: int
     runs: int
-    leader: RowView | None
+    leader: RunRef | None = Field(description="the group's #1 (its row in the group's ranking says the rest)")
     last_observed: datetime
     selected: bool = False
 
@@ -371,39 +420,21 @@ class Citation(View):
     text: str
 
 
-class SharedDocument(View):
-    """A document many runs share (their protocol, environment, workload), referred to rather than
-    copied into each run's page and mirror: at 100,000 runs a copy per run was most of the site.
-    ``mirror`` is its JSON mirror (the protocol's and environment's hold the canonical ``manifest``);
-    ``digest`` is that manifest's, the one the run's own manifest names."""
+class RunStanding(View):
+    """A run within its comparison group, on its own page: a group row (RowView) without what the
+    run page names elsewhere (its name, URL and digest) or what the implementation's page says."""
 
-    name: str
-    title: str
-    url: str
-    mirror: str
-    digest: str
-
-
-class ProtocolRef(SharedDocument):
-    harness: str
-    timed_pass: str | None
-
-
-class EnvironmentRef(SharedDocument):
-    gpu: str
-    hardware: Link | None
-    architecture: str
-
-
-class WorkloadRef(SharedDocument):
-    label: str
-    correctness: dict[str, Any] = Field(description="the workload's correctness policy")
-
-
-class ImplementationRef(View):
-    name: str
-    title: str
-    url: str
+    rank: int | None
+    value: float | None = Field(description="the primary value, in `unit`")
+    unit: str | None
+    statistic: str | None
+    vs_leader: float | None
+    vs_baseline: float | None = Field(description="the fastest baseline's value over this one")
+    sol_score: float | None = Field(description="the source's own SOL score (a fraction), where it publishes one")
+    evidence: Literal["reported", "reproducible", "verified", "replicated"]
+    observed_at: datetime
+    stale: bool
+    reasons: list[str] = Field(description="eligibility reason codes; empty for ranked runs")
 
 
 class GroupRef(View):
@@ -418,26 +449,17 @@ class GroupRef(View):
     runs: int
 
 
-class LeaderRef(View):
-    run: str
-    url: str
-    digest: str
-    implementation: ImplementationRef
-    value: float | None
-    unit: str | None
-
-
 class RunDetails(View):
     name: str
     digest: str
     title: str
-    row: RowView
+    row: RunStanding
     operation: Link
     workload: WorkloadRef
     implementation: ImplementationRef
     revision: str | None
     cohort: GroupRef
-    leader: LeaderRef | None
+    leader: RunRef | None
     source: SourceLink | None
     benchmark: str | None
     external_id: str | None
@@ -466,15 +488,23 @@ class RunPage(Page):
 
 
 class RecordEventView(View):
-    row: RowView
-    previous: RowView | None
+    """A record the group's history holds: the run that set it, and the one it beat, named by run
+    (the ranking below, and the run pages, say the rest of each)."""
+
+    run: str
+    url: str
+    implementation: ImplementationRef
+    value: float | None
+    unit: str | None
+    observed_at: datetime
+    previous: RunRef | None
     improvement: float | None
 
 
 class GroupPage(Page):
     kind: Literal["group"] = "group"
     operation: Link
-    workload: WorkloadView
+    workload: WorkloadRef
     comparison: ComparisonView
     history: list[RecordEventView]
     history_chart: ChartView | None

@@ -17,7 +17,7 @@ from ..link import Entity
 from ..signatures import RowSignatures
 from ..views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
-    GroupRef, HeadroomV1, ImplementationRef, ImplementationView, LeaderRef, Link, OperationView, Page, ProtocolRef,
+    GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
     ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, View, WorkloadRef, WorkloadView,
 )
 
@@ -265,7 +265,7 @@ class ViewFactory:
             key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
             hardware=self.hardware_link(cohort.gpu.datasheet), environment=self.environment_link(cohort.environment),
             protocol=self.protocol_link(cohort.protocol), metric=cohort.metric, ranked=len(cohort.rows),
-            runs=len(cohort.runs), leader=self.row(cohort.leader.run) if cohort.leader else None,
+            runs=len(cohort.runs), leader=self.leader_ref(cohort),
             last_observed=cohort.last_observed, selected=selected,
         )
 
@@ -302,20 +302,22 @@ class ViewFactory:
     @per_key
     def implementation_ref(self, name: str) -> ImplementationRef:
         view = self.implementation(name)
-        return ImplementationRef(name=name, title=view.title, url=view.url)
+        return ImplementationRef(name=name, title=view.title, url=view.url, project=view.project, baseline=view.baseline)
 
     def group_ref(self, cohort: Cohort) -> GroupRef:
         return kept(self.__dict__.setdefault("_cache_group_ref", {}), cohort.key, lambda: unchecked(
             GroupRef, key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
             metric=cohort.metric, ranked=len(cohort.rows), runs=len(cohort.runs)))
 
-    def leader_ref(self, cohort: Cohort) -> LeaderRef | None:
-        if cohort.leader is None:
-            return None
-        run = cohort.leader.run
-        return kept(self.__dict__.setdefault("_cache_leader_ref", {}), cohort.key, lambda: unchecked(
-            LeaderRef, run=run.name, url=urls.run(run.name), digest=run.digest,
-            implementation=self.implementation_ref(run.implementation), value=as_float(run.value), unit=run.unit))
+    def leader_ref(self, cohort: Cohort) -> RunRef | None:
+        return self.run_ref(cohort.leader.run) if cohort.leader else None
+
+    def run_ref(self, run: RunFacts) -> RunRef:
+        """A run as another page names it: which run, its implementation and its value."""
+        return kept(self.__dict__.setdefault("_cache_run_ref", {}), run.name, lambda: unchecked(
+            RunRef, run=run.name, url=urls.run(run.name), digest=run.digest,
+            implementation=self.implementation_ref(run.implementation), value=as_float(run.value), unit=run.unit,
+            observed_at=run.observed_at))
 
     @per_key
     def protocol(self, name: str) -> ProtocolView:
