@@ -720,6 +720,8 @@ class ApiIndex(View):
     kinds: list[ApiIndexKind]
     schemas: dict[str, str] = Field(description="kind -> the JSON Schema its documents validate against")
     part_schema: str = Field(description="the JSON Schema of the index parts")
+    references: dict[str, str] = Field(description="where a document refers to another rather than copying it: "
+                                                   "the field, and how a reader gets what it refers to")
 
 
 class ApiIndexPartDocument(View):
