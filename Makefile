@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 OUTPUT_FORMAT ?= text
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build serve bench clean
+.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build site-size serve bench clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -74,6 +74,9 @@ test-site: install ## Run the tests that need neither torch nor a browser (what 
 
 build: install ## Build the site from data/ into site/ (redoes only what changed; see README)
 	$(KI) build --data $(DATA) --out $(SITE)$(if $(BASE_URL), --base-url '$(BASE_URL)')
+
+site-size: install ## Check the built site against static hosts' limits (HOSTS="github-pages gitlab-pages")
+	$(KI) site-size $(SITE) $(foreach host,$(or $(HOSTS),github-pages),--host $(host))
 
 serve: build ## Build, then preview the site at http://127.0.0.1:$(PORT)/
 	$(KI) serve --dir $(SITE) --port $(PORT)

@@ -1,4 +1,5 @@
-"""Build speed at scale (issue 8): validate and build at 1k, 10k and 100k synthetic runs.
+"""Build speed and site weight at scale (issues 8 and 24): validate and build at 1k, 10k and 100k
+synthetic runs, and measure what the build wrote.
 
     .venv/bin/python benchmarks/build.py                       # 1k, 10k, 100k (about 15-30 minutes)
     .venv/bin/python benchmarks/build.py --sizes 1000,10000    # quicker
@@ -15,6 +16,11 @@ process, from wait4). The steps:
   changed (its median moved by 1 ns), then a build from scratch (--no-cache) of the changed data
   into another folder, compared file by file with the rebuilt site: the incremental build must be
   byte-identical to it - when `kernelindex build` is available and succeeds.
+
+After the cold build (outside every timed step) the site is measured the way `kernelindex
+site-size` and pages.yml measure it: bytes, files, the largest page or JSON document, and bytes
+and files per kind of output (run pages, run mirrors, group pages, ...), against the static hosts'
+limits (site_builder/site_limits.py).
 
 Results go to benchmarks/results/build.json and the "Build speed at scale (issue 8)" section of
 benchmarks/RESULTS.md. The machine's load average is recorded beside each step: on a shared
@@ -52,6 +58,8 @@ SECTION = "## Build speed at scale (issue 8)"
 KERNELINDEX = [sys.executable, "-m", "site_builder.cli"]
 AS_OF = "2026-06-30"  # after the last synthetic run (synth spreads runs from 2023-06 over three years)
 TARGETS = {"build_cold": 120.0, "build_noop": 5.0, "build_one_change": 10.0, "peak_rss_mib": 2048.0}
+# Issue 24, at 100,000 runs: GitLab Pages' limits (GitHub Pages' 1 GB among them) and our bound on a document.
+SITE_TARGETS = {"bytes": 1_000_000_000, "files": 200_000, "largest_document": 2_000_000}
 
 
 @dataclass
@@ -158,12 +166,16 @@ def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: floa
     steps.append(measure("validate_cold", KERNELINDEX + ["validate", str(data)], env, timeout))
     steps.append(measure("validate_warm", KERNELINDEX + ["validate", str(data)], env, timeout))
     steps.append(measure("validate_no_cache", KERNELINDEX + ["validate", "--no-cache", str(data)], env, timeout))
+    weight = None
     if with_build:
         # A cache folder of its own rather than the validate steps' one deleted: see the module docstring.
         env = {**env, "KERNELINDEX_CACHE_DIR": str(folder / "build-cache")}
         build = KERNELINDEX + ["build", "--data", str(data), "--out", str(site), "--as-of", AS_OF, "--quiet"]
         steps.append(measure("build_cold", build, env, timeout))
         if steps[-1].ok:
+            weight = site_weight(site)
+            print(f"  site: {weight['bytes'] / 1e6:,.1f} MB in {weight['files']:,} files; largest document "
+                  f"{weight['largest_document'][1]} ({weight['largest_document'][0] / 1e6:.2f} MB)", flush=True)
             steps.append(measure("build_noop", build, env, timeout))
             touch_one_run(data)
             steps.append(measure("build_one_change", build, env, timeout))
@@ -176,11 +188,49 @@ def bench_size(runs: int, work: Path, seed: int, with_build: bool, timeout: floa
                       f"({compared:,} files compared)", flush=True)
                 steps[-1].note = f"{'identical' if identical else 'DIFFERS'}: {compared:,} files compared with the rebuilt site"
     measured = {step.name: asdict(step) for step in steps}
+    if weight is not None:
+        extra = {"site": weight}
+    elif not with_build and previous and "site" in previous:  # kept with the earlier build steps
+        extra = {"site": previous["site"]}
+    else:
+        extra = {}
     if not with_build and previous:
         # Build steps measured by an earlier run stay in the record, marked with their date.
         measured.update({name: {**step, "measured": previous["date"]}
                          for name, step in previous["steps"].items() if name.startswith("build_")})
-    return {"runs": runs, "files": files, "steps": measured}
+    return {"runs": runs, "files": files, "steps": measured, **extra}
+
+
+def output_kind(path: str) -> str:
+    """What a site path is, for the weight table: run pages, run mirrors, group pages, ... (the first
+    folder, under api/v1/ the one after it; a kernel's workload pages apart from kernel pages)."""
+    parts = path.split("/")
+    api = parts[:2] == ["api", "v1"]
+    rest = parts[2:] if api else parts
+    if len(rest) == 1:
+        kind = "other files at the top"
+    elif rest[0] == "kernels" and len(rest) > 2:
+        kind = "kernels (workload pages)"
+    else:
+        kind = rest[0]
+    return f"{kind} (JSON)" if api else kind
+
+
+def site_weight(site: Path) -> dict:
+    """Bytes, files, largest document and the split by kind of output, of a built site."""
+    from site_builder.site_limits import measure_site  # the check pages.yml runs, so both count alike
+
+    size = measure_site(site)
+    kinds: dict[str, list[int]] = {}
+    for folder, _, names in os.walk(site):
+        for name in names:
+            path = os.path.join(folder, name)
+            kind = output_kind(os.path.relpath(path, site).replace(os.sep, "/"))
+            entry = kinds.setdefault(kind, [0, 0])
+            entry[0] += 1
+            entry[1] += os.lstat(path).st_size
+    return {"bytes": size.bytes, "files": size.files, "largest_document": list(size.largest_document),
+            "kinds": dict(sorted(kinds.items(), key=lambda item: -item[1][1]))}
 
 
 def machine() -> dict:
@@ -245,8 +295,8 @@ def table(results: list[dict]) -> str:
     names = ["validate_cold", "validate_warm", "validate_no_cache", "build_cold", "build_noop", "build_one_change",
              "build_no_cache"]
     header = ("| runs | files | synth s | validate cold s | validate warm s | validate no-cache s | build cold s "
-              "| no-op rebuild s | one changed run s | from scratch (--no-cache) s | peak RSS MiB |")
-    lines = [header, "|" + " --- |" * 11]
+              "| no-op rebuild s | one changed run s | from scratch (--no-cache) s | peak RSS MiB | site MB | site files |")
+    lines = [header, "|" + " --- |" * 13]
     for result in results:
         rss = max((s["peak_rss_mib"] for n, s in result["steps"].items() if n != "synth"), default=0)
         when = f" (measured {result['measured']})" if result.get("measured") else ""
@@ -254,6 +304,8 @@ def table(results: list[dict]) -> str:
         cells += [f"{_cell(result, n)} ({_cell(result, n, 'cpu_s')} cpu)" if n in result["steps"] and result["steps"][n]["ok"]
                   else _cell(result, n) for n in names]
         cells.append(f"{rss:,.0f}")
+        weight = result.get("site")
+        cells += [f"{weight['bytes'] / 1e6:,.1f}", f"{weight['files']:,}"] if weight else ["not yet measured"] * 2
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -269,6 +321,21 @@ def build_summaries(results: list[dict]) -> str:
             if step and step.get("summary"):
                 check = f" — {step['note']}" if name == "build_no_cache" and step.get("note") else ""
                 lines.append(f"- {result['runs']:,} runs, {label}: {step['summary']}{check}")
+    return "\n".join(lines)
+
+
+def weight_table(results: list[dict]) -> str:
+    """Per size: the site's bytes and files, its largest document, and the five heaviest kinds of output."""
+    lines = ["| runs | site MB | files | largest document | heaviest outputs: files, MB (KB each) |", "| --- | --- | --- | --- | --- |"]
+    for result in results:
+        weight = result.get("site")
+        if not weight:
+            continue
+        size, path = weight["largest_document"]
+        heaviest = "; ".join(f"{kind} {files:,}, {total / 1e6:,.1f} ({total / files / 1e3:.1f})"
+                             for kind, (files, total) in list(weight["kinds"].items())[:5])
+        lines.append(f"| {result['runs']:,} | {weight['bytes'] / 1e6:,.1f} | {weight['files']:,} | {path} "
+                     f"({size / 1e6:.2f} MB) | {heaviest} |")
     return "\n".join(lines)
 
 
@@ -300,6 +367,11 @@ def markdown(report: dict) -> str:
             shown = {"build_cold": "cold build", "build_noop": "no-op rebuild", "build_one_change": "one changed run"}[name]
             verdict.append(f"{shown}: " + (f"{step['wall_s']:.1f} s (target ≤ {limit:.0f} s)" if step and step["ok"]
                                           else "not yet measured" if not step else "failed"))
+    weight = biggest.get("site") if biggest else None
+    if weight:
+        verdict.append(f"site {weight['bytes'] / 1e6:,.1f} MB (target ≤ {SITE_TARGETS['bytes'] / 1e6:,.0f}), "
+                       f"{weight['files']:,} files (target ≤ {SITE_TARGETS['files']:,}), largest document "
+                       f"{weight['largest_document'][0] / 1e6:.2f} MB (target ≤ {SITE_TARGETS['largest_document'] / 1e6:.0f})")
     loads = [s["load_before"] for r in results for s in r["steps"].values()]
     return "\n".join([
         SECTION,
@@ -316,6 +388,10 @@ def markdown(report: dict) -> str:
         "What each build did (its summary line), and whether the rebuilt site equals the one built from scratch:",
         "",
         build_summaries(results),
+        "",
+        "Site weight (issue 24): what the cold build wrote, and its heaviest kinds of output:",
+        "",
+        weight_table(results),
         "",
         "Cost per 1,000 runs (the curve; flat or falling means no worse than linear):",
         "",
@@ -412,6 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     report["results"].sort(key=lambda result: result["runs"])
     print()
     print(table(report["results"]))
+    print()
+    print(weight_table(report["results"]))
     print()
     print(cost_curve(report["results"]))
     if not args.no_record:

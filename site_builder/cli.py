@@ -26,6 +26,7 @@ LAZY_COMMANDS = {
     "new": ("site_builder.scaffold", "command", "Scaffold a new data file (e.g. `new run`)."),
     "diff": ("site_builder.diff", "command", "What a change to data/ does to the leaderboard, as Markdown."),
     "synth": ("site_builder.synth", "command", "Generate a synthetic data repository for scale tests."),
+    "site-size": ("site_builder.site_limits", "command", "Measure a built site and check it against a static host's limits."),
     "bench": ("harness.cli", "command", "Measure kernels on a GPU and write run files."),
 }
 

@@ -19,6 +19,24 @@ from .views import (
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 PART_SCHEMA_KIND = "index-part"
+# What documents refer to rather than copy (at 100,000 runs a copy per run was most of the site),
+# and how a reader gets it: published in the API index (ApiIndex.references).
+REFERENCES = {
+    "run.details.protocol": "the run's BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is "
+                            "the canonical manifest with digest `digest` (= run.spec.protocolDigest)",
+    "run.details.environment": "the run's ExecutionEnvironment: `mirror` is the environment's document, whose "
+                               "`manifest` is the canonical manifest with digest `digest` (= run.spec.environmentDigest)",
+    "run.details.workload": "the run's workload: `mirror` is its kernel page's document for that workload (tensors, "
+                            "axes, correctness policy); `digest` = run.spec.workloadDigest",
+    "run.details.implementation": "the run's implementation: its page `url`, whose document (the same path under "
+                                  "api/v1/, ending .json) has its licence, source and install recipe",
+    "run.details.cohort": "the run's comparison group: its page `url`, whose document has the ranking, record "
+                          "history and floors",
+    "seed 002 shape": "{run, protocol, environment} of a run = its document's `run`, and the `manifest` of the "
+                      "documents that details.protocol.mirror and details.environment.mirror name",
+    "*.leader, group.history[].previous": "a run named by `run`, `url` and `digest`, with its implementation and "
+                                          "value: its group's ranking row, and its own document, have the rest",
+}
 # Documents per index part: ~270 bytes an entry, so a part stays near half a megabyte.
 PART_SIZE = 2000
 
@@ -146,7 +164,7 @@ class MirrorIndex:
         if self._kinds is None:
             raise RuntimeError("render the API index parts (discover_outputs does) before the index")
         index = ApiIndex(as_of=as_of, kinds=self._kinds, schemas={kind: urls.schema(kind) for kind in schema_kinds()},
-                         part_schema=urls.schema(PART_SCHEMA_KIND))
+                         part_schema=urls.schema(PART_SCHEMA_KIND), references=REFERENCES)
         return to_json(index.model_dump(mode="json"))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from collections.abc import Callable, Container
+from collections.abc import Callable
 from datetime import date, datetime, timezone
 from pathlib import Path
 from types import BuiltinFunctionType, FunctionType, MethodType, SimpleNamespace
@@ -30,8 +30,9 @@ from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
 from .views import (
-    Availability, ChartView, CohortSummary, EnvironmentView, FloorView, ImplementationView, KeptByIdentity, Link,
-    OperationView, Page, ProtocolView, RowView, SourceLink, View, WorkloadLink, WorkloadView,
+    Availability, ChartView, CohortSummary, EnvironmentRef, EnvironmentView, FloorView, GroupRef, ImplementationRef,
+    ImplementationView, KeptByIdentity, RunRef, Link, OperationView, Page, ProtocolRef, ProtocolView, RowView,
+    SourceLink, View, WorkloadLink, WorkloadRef, WorkloadView,
 )
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -85,28 +86,11 @@ def pretty_json(value: Any) -> str:
     return to_json_bytes(value, indent=2).decode("utf-8")
 
 
-def pretty_json_html(value: dict[str, Any], kept: Container[str] = ()) -> Markup:
-    """``pretty_json(value)`` escaped for the page, of a dict whose members named in ``kept`` many
-    pages hold as one object (fields marked KeptByIdentity: a run page's protocol and environment
-    manifests): their escaped text is made once. (Escaping maps each character on its own, so the
-    escaped members make the escaped whole.)"""
-    members = [f"  {escape_text(to_json_bytes(key).decode('utf-8'))}: {_member_html(item, key in kept)}"
-               for key, item in value.items()]
-    return Markup("{\n" + ",\n".join(members) + "\n}" if members else "{}")
-
-
-# Escaped texts of kept members (pretty_json_html), by identity: a site has a few hundred manifests.
-_PRETTY_LIMIT = 1_000
-_pretty_texts: dict[int, tuple[Any, str]] = {}
-
-
-def _member_html(value: Any, kept: bool) -> str:
-    return _kept_text(_pretty_texts, _PRETTY_LIMIT, value, _escaped_member) if kept else _escaped_member(value)
-
-
-def _escaped_member(value: Any) -> str:
-    """``pretty_json(value)`` one level further in, as a member of an object, escaped."""
-    return escape_text(pretty_json(value).replace("\n", "\n  "))
+def pretty_json_text(value: Any) -> Markup:
+    """``pretty_json(value)`` for the inside of an element (a ``<pre>``): only ``&``, ``<`` and ``>``
+    are escaped, which is all element text needs; quotes need escaping in attributes only, and a
+    manifest has a hundred of them (five bytes more each, on every run page)."""
+    return Markup(pretty_json(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
 def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
@@ -298,12 +282,6 @@ class PageEnvironment(Environment):
         return found
 
 
-# Sections kept by ``Renderer.render_once`` before all are dropped at once: a section is a few
-# hundred bytes, and the views that fill them are few (protocols, environments) or come close
-# together in the page order (a run page's workload).
-RENDERED_ONCE_LIMIT = 5_000
-
-
 def compiled_templates(cache_dir: Path, code: str) -> Path | None:
     """The folder of the templates compiled by the code whose fingerprint is ``code``
     (``fingerprint.code_fingerprint``), in the build's cache folder (None if it cannot be made);
@@ -346,7 +324,6 @@ class Renderer:
         # can be imported without context, which Jinja then compiles once instead of per page.
         self._page_path = urls.INDEX
         self._shared: dict[tuple[str, int], Markup] = {}
-        self._once: dict[tuple[str, int, int], tuple[Any, Markup]] = {}
         self._templates: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.env = PageEnvironment(
             loader=FileSystemLoader(str(templates)),
@@ -363,9 +340,8 @@ class Renderer:
             number=formatting.number, short_digest=formatting.short_digest, markdown=render_markdown,
             measure=formatting.measure, speedup=speedup, metric_name=metric_name, reason_text=reason_text,
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
-            pretty_json=pretty_json, pretty_json_html=pretty_json_html, lead_and_rest=lead_and_rest,
+            pretty_json=pretty_json, pretty_json_text=pretty_json_text, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
-            render_once=self.render_once,
         )
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
@@ -380,21 +356,6 @@ class Renderer:
         if found is None:
             found = self._shared[key] = Markup(self.env.get_template(name).render())
         return found
-
-    def render_once(self, view: Any, name: str) -> Markup:
-        """``view|render_once(name)``: the template ``name`` filled by ``view`` alone (as ``view``),
-        rendered once per view and page depth and the same text every time after. For a section
-        of a page that a shared view fills (a run's workload, protocol, environment: the same on
-        every run page of them). The view is held with its text, so its id is not reused while kept."""
-        key = (name, id(view), self._page_path.count("/"))
-        found = self._once.get(key)
-        if found is not None and found[0] is view:
-            return found[1]
-        if len(self._once) >= RENDERED_ONCE_LIMIT:
-            self._once.clear()
-        text = Markup(self._render(name, view=view))
-        self._once[key] = (view, text)
-        return text
 
     def spliced_rows(self, name: str, rows: list, **variables: Any) -> Markup:
         """Each of ``rows`` by the template ``name``, for the page being rendered: each row rendered
@@ -475,8 +436,9 @@ class _Unsure(Exception):
 # Views that many pages embed, each built once per build by ViewFactory: their JSON is kept by
 # identity (the object is held with its text, so its id is not reused while kept). A kernel's
 # workload links are on every one of its workload pages (their number squared, per kernel).
-_SHARED_VIEWS = frozenset((Availability, CohortSummary, EnvironmentView, FloorView, ImplementationView, Link,
-                           OperationView, ProtocolView, RowView, SourceLink, WorkloadLink, WorkloadView, RecordRun))
+_SHARED_VIEWS = frozenset((Availability, CohortSummary, EnvironmentRef, EnvironmentView, FloorView, GroupRef,
+                           ImplementationRef, ImplementationView, RunRef, Link, OperationView, ProtocolRef,
+                           ProtocolView, RowView, SourceLink, WorkloadLink, WorkloadRef, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields
 # Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000

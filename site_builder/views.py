@@ -11,12 +11,14 @@ Field names are snake_case here and camelCase in JSON, like the manifests the mi
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-MIRROR_VERSION = "1.0.0"
+# 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
+# of embedding them (site weight at 100,000 runs).
+MIRROR_VERSION = "2.0.0"
 
 
 class KeptByIdentity:
@@ -24,9 +26,6 @@ class KeptByIdentity:
     (render.mirror_json and the HTML keep them by identity)."""
 
 
-# A canonical manifest that many pages embed (a protocol's, an environment's), as ViewFactory built
-# it once: a page holds that very dict, where validating would check and copy it for every page.
-SharedManifest = Annotated[dict[str, Any], SkipValidation, KeptByIdentity]
 
 
 class View(BaseModel):
@@ -115,6 +114,55 @@ class FloorView(View):
     note: str | None = Field(default=None, description="what this group's floor leaves out, and why (a backward pass)")
 
 
+class SharedDocument(View):
+    """A document many runs share (their protocol, environment, workload), referred to rather than
+    copied into each run's page and mirror: at 100,000 runs a copy per run was most of the site.
+    ``mirror`` is its JSON mirror (the protocol's and environment's hold the canonical ``manifest``);
+    ``digest`` is that manifest's, the one the run's own manifest names."""
+
+    name: str
+    title: str
+    url: str
+    mirror: str
+    digest: str
+
+
+class ProtocolRef(SharedDocument):
+    harness: str
+    timed_pass: str | None
+
+
+class EnvironmentRef(SharedDocument):
+    gpu: str
+    hardware: Link | None
+    architecture: str
+
+
+class WorkloadRef(SharedDocument):
+    label: str
+    correctness: dict[str, Any] = Field(description="the workload's correctness policy")
+
+
+class ImplementationRef(View):
+    name: str
+    title: str
+    url: str
+    project: str
+    baseline: bool
+
+
+class RunRef(View):
+    """A run as another page names it: which run, its implementation and its value."""
+
+    run: str
+    url: str
+    digest: str
+    implementation: ImplementationRef
+    value: float | None
+    unit: str | None
+    observed_at: datetime
+
+
 class CohortSummary(View):
     """A comparison group as one line of "Current records"."""
 
@@ -128,7 +176,7 @@ class CohortSummary(View):
     metric: str | None
     ranked: int
     runs: int
-    leader: RowView | None
+    leader: RunRef | None = Field(description="the group's #1 (its row in the group's ranking says the rest)")
     last_observed: datetime
     selected: bool = False
 
@@ -378,27 +426,54 @@ class Citation(View):
     text: str
 
 
+class RunStanding(View):
+    """A run within its comparison group, on its own page: a group row (RowView) without what the
+    run page names elsewhere (its name, URL and digest) or what the implementation's page says."""
+
+    rank: int | None
+    value: float | None = Field(description="the primary value, in `unit`")
+    unit: str | None
+    statistic: str | None
+    vs_leader: float | None
+    vs_baseline: float | None = Field(description="the fastest baseline's value over this one")
+    sol_score: float | None = Field(description="the source's own SOL score (a fraction), where it publishes one")
+    evidence: Literal["reported", "reproducible", "verified", "replicated"]
+    observed_at: datetime
+    stale: bool
+    reasons: list[str] = Field(description="eligibility reason codes; empty for ranked runs")
+
+
+class GroupRef(View):
+    """The run's comparison group, as the run page names it (the group's page and mirror say the rest)."""
+
+    key: str
+    label: str
+    url: str
+    gpu: str
+    metric: str | None
+    ranked: int
+    runs: int
+
+
 class RunDetails(View):
     name: str
     digest: str
     title: str
-    row: RowView
+    row: RunStanding
     operation: Link
-    workload: WorkloadView
-    implementation: ImplementationView
-    project: str
+    workload: WorkloadRef
+    implementation: ImplementationRef
     revision: str | None
-    cohort: CohortSummary
-    group_size: int
-    leader: RowView | None
+    cohort: GroupRef
+    leader: RunRef | None
     source: SourceLink | None
     benchmark: str | None
     external_id: str | None
     source_metrics: dict[str, float]
     measurements: list[MeasurementView]
     correctness: CorrectnessView
-    protocol: ProtocolView
-    environment: EnvironmentView
+    protocol: ProtocolRef
+    environment: EnvironmentRef
     artifacts: list[ArtifactView]
     attestations: list[AttestationView]
     floor: FloorView | None
@@ -411,23 +486,32 @@ class RunDetails(View):
 
 
 class RunPage(Page):
+    """A run's own facts; the protocol, environment and workload it shares with other runs are
+    referred to by digest and mirror (``details``), and their manifests are in those mirrors."""
+
     kind: Literal["run"] = "run"
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
-    protocol: SharedManifest = Field(description="the canonical BenchmarkProtocol manifest")
-    environment: SharedManifest = Field(description="the canonical ExecutionEnvironment manifest")
     details: RunDetails
 
 
 class RecordEventView(View):
-    row: RowView
-    previous: RowView | None
+    """A record the group's history holds: the run that set it, and the one it beat, named by run
+    (the ranking below, and the run pages, say the rest of each)."""
+
+    run: str
+    url: str
+    implementation: ImplementationRef
+    value: float | None
+    unit: str | None
+    observed_at: datetime
+    previous: RunRef | None
     improvement: float | None
 
 
 class GroupPage(Page):
     kind: Literal["group"] = "group"
     operation: Link
-    workload: WorkloadView
+    workload: WorkloadRef
     comparison: ComparisonView
     history: list[RecordEventView]
     history_chart: ChartView | None
@@ -648,6 +732,8 @@ class ApiIndex(View):
     kinds: list[ApiIndexKind]
     schemas: dict[str, str] = Field(description="kind -> the JSON Schema its documents validate against")
     part_schema: str = Field(description="the JSON Schema of the index parts")
+    references: dict[str, str] = Field(description="where a document refers to another rather than copying it: "
+                                                   "the field, and how a reader gets what it refers to")
 
 
 class ApiIndexPartDocument(View):

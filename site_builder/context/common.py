@@ -16,9 +16,9 @@ from ..derive.model import RunFacts
 from ..link import Entity
 from ..signatures import RowSignatures
 from ..views import (
-    ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentView, FloorView, HeadroomV1,
-    ImplementationView, Link, OperationView, Page, ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView,
-    TruthfulFloor, View, WorkloadView,
+    ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
+    GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
+    ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, View, WorkloadRef, WorkloadView,
 )
 
 SUITE = "WorkloadSuite"
@@ -159,15 +159,6 @@ class ViewFactory:
         return {"kind": kind, "title": title, "html": html, "mirror": urls.mirror(html),
                 "schema_url": urls.schema(kind), "as_of": self.board.as_of}
 
-    # Canonical manifests that thousands of run pages embed, built once each.
-    @per_key
-    def protocol_manifest(self, name: str) -> dict:
-        return self.catalog.protocols[name].manifest()
-
-    @per_key
-    def environment_manifest(self, name: str) -> dict:
-        return self.catalog.environments[name].manifest()
-
     # -- links ---------------------------------------------------------------------------------
     def headline_workload(self, operation: str) -> str | None:
         return self._headlines.get(operation)
@@ -275,9 +266,59 @@ class ViewFactory:
             key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
             hardware=self.hardware_link(cohort.gpu.datasheet), environment=self.environment_link(cohort.environment),
             protocol=self.protocol_link(cohort.protocol), metric=cohort.metric, ranked=len(cohort.rows),
-            runs=len(cohort.runs), leader=self.row(cohort.leader.run) if cohort.leader else None,
+            runs=len(cohort.runs), leader=self.leader_ref(cohort),
             last_observed=cohort.last_observed, selected=selected,
         )
+
+    # -- what a run page refers to rather than copies (views.SharedDocument) ----------------------
+    @per_key
+    def protocol_ref(self, name: str) -> ProtocolRef:
+        protocol = self.catalog.protocols[name]
+        html = urls.protocol(name)
+        return ProtocolRef(
+            name=name, title=protocol.metadata.title or protocol.spec.harness.name, url=html, mirror=urls.mirror(html),
+            digest=protocol.digest, harness=protocol.spec.harness.name,
+            timed_pass=protocol.spec.measurement.timedPass or protocol.metadata.labels.get("pass"),
+        )
+
+    @per_key
+    def environment_ref(self, name: str) -> EnvironmentRef:
+        entity = self.catalog.environments[name]
+        gpu = self.board.gpus[name]
+        html = urls.environment(name)
+        return EnvironmentRef(
+            name=name, title=entity.metadata.title or name, url=html, mirror=urls.mirror(html), digest=entity.digest,
+            gpu=gpu.label, hardware=self.hardware_link(gpu.datasheet), architecture=entity.spec.hardware.architecture,
+        )
+
+    @per_key
+    def workload_ref(self, name: str) -> WorkloadRef:
+        entity = self.workloads[name]
+        html = self.workload_url(name)
+        return WorkloadRef(
+            name=name, title=entity.metadata.title or name, url=html, mirror=urls.mirror(html), digest=entity.digest,
+            label=workload_label(entity), correctness=entity.canonical_spec["correctness"],
+        )
+
+    @per_key
+    def implementation_ref(self, name: str) -> ImplementationRef:
+        view = self.implementation(name)
+        return ImplementationRef(name=name, title=view.title, url=view.url, project=view.project, baseline=view.baseline)
+
+    def group_ref(self, cohort: Cohort) -> GroupRef:
+        return kept(self.__dict__.setdefault("_cache_group_ref", {}), cohort.key, lambda: unchecked(
+            GroupRef, key=cohort.key, label=cohort.label, url=urls.group(cohort.key), gpu=cohort.gpu.label,
+            metric=cohort.metric, ranked=len(cohort.rows), runs=len(cohort.runs)))
+
+    def leader_ref(self, cohort: Cohort) -> RunRef | None:
+        return self.run_ref(cohort.leader.run) if cohort.leader else None
+
+    def run_ref(self, run: RunFacts) -> RunRef:
+        """A run as another page names it: which run, its implementation and its value."""
+        return kept(self.__dict__.setdefault("_cache_run_ref", {}), run.name, lambda: unchecked(
+            RunRef, run=run.name, url=urls.run(run.name), digest=run.digest,
+            implementation=self.implementation_ref(run.implementation), value=as_float(run.value), unit=run.unit,
+            observed_at=run.observed_at))
 
     @per_key
     def protocol(self, name: str) -> ProtocolView:

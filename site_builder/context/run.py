@@ -13,7 +13,7 @@ from ..formatting import day, measure
 from ..link import Entity
 from ..views import (
     ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, Link, MeasurementView, RecordEventView,
-    RunDetails, RunPage,
+    RunDetails, RunPage, RunStanding,
 )
 from .common import ViewFactory, as_float, unchecked, unchecked_page
 
@@ -34,7 +34,8 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     cohort = board.cohorts[facts.cohort]
     implementation = factory.implementation(facts.implementation)
     row = factory.row(facts)
-    workload = factory.workload(facts.workload)
+    standing = unchecked(RunStanding, **{name: getattr(row, name) for name in RunStanding.model_fields})
+    workload = factory.workload_ref(facts.workload)
     operation = factory.operation_link(facts.operation)
     hex8 = entity.digest.removeprefix("sha256:")[:8]
     title = f"Run {hex8} · {implementation.title} · {operation.title}"
@@ -44,18 +45,17 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     # Unchecked, as the page itself: views and facts already checked, for every one of the runs.
     details = unchecked(
         RunDetails,
-        name=entity.name, digest=entity.digest, title=entity.metadata.title or title, row=row, operation=operation,
-        workload=workload, implementation=implementation, project=implementation.project,
+        name=entity.name, digest=entity.digest, title=entity.metadata.title or title, row=standing, operation=operation,
+        workload=workload, implementation=factory.implementation_ref(facts.implementation),
         revision=revision.version or (revision.commit[:12] if revision.commit else None),
-        cohort=factory.cohort_summary(cohort), group_size=len(cohort.rows),
-        leader=factory.row(cohort.leader.run) if cohort.leader else None,
+        cohort=factory.group_ref(cohort), leader=factory.leader_ref(cohort),
         source=factory.source_link(native.source) if native else None,
         benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
         source_metrics={name: as_float(value) for name, value in (native.metrics or {}).items()} if native else {},
         measurements=_measurements(entity),
         correctness=_correctness(entity, workload.correctness),
-        protocol=factory.protocol(facts.protocol),
-        environment=factory.environment(facts.environment),
+        protocol=factory.protocol_ref(facts.protocol),
+        environment=factory.environment_ref(facts.environment),
         artifacts=[ArtifactView(kind=a.kind, url=a.url, path=a.path, digest=a.digest)
                    for a in (spec.evidence.artifacts if spec.evidence and spec.evidence.artifacts else [])],
         attestations=[AttestationView(kind=a.kind, author=a.author, date=a.date, note=a.note)
@@ -79,8 +79,6 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         RunPage,
         **factory.page_fields("run", title, html),
         run=entity.manifest(),
-        protocol=factory.protocol_manifest(facts.protocol),
-        environment=factory.environment_manifest(facts.environment),
         details=details,
     )
 
@@ -133,7 +131,7 @@ def group_pages(factory: ViewFactory, workloads: list[str]) -> list[Callable[[],
 
 
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:
-    workload = factory.workload(cohort.workload)
+    workload = factory.workload_ref(cohort.workload)
     operation = factory.operation_link(cohort.operation)
     # Unchecked: views and facts already checked, for every one of the groups.
     return unchecked_page(
@@ -142,9 +140,15 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) ->
         operation=operation,
         workload=workload,
         comparison=factory.comparison(cohort),
-        history=[unchecked(RecordEventView, row=factory.row(event.run),
-                           previous=factory.row(event.previous) if event.previous else None,
-                           improvement=as_float(event.improvement)) for event in cohort.history],
+        history=[_record_event(factory, event) for event in cohort.history],
         history_chart=history_chart(cohort.history, factory.implementation_titles),
         other_groups=len(siblings) - 1,
     )
+
+
+def _record_event(factory: ViewFactory, event) -> RecordEventView:
+    run = event.run
+    return unchecked(
+        RecordEventView, run=run.name, url=urls.run(run.name), implementation=factory.implementation_ref(run.implementation),
+        value=as_float(run.value), unit=run.unit, observed_at=run.observed_at,
+        previous=factory.run_ref(event.previous) if event.previous else None, improvement=as_float(event.improvement))

@@ -81,7 +81,7 @@ def compare_runs(mirrors: list[dict[str, Any]]) -> dict[str, Any]:
         details = mirror["details"]
         row = details["row"]
         runs.append({
-            "name": details["name"], "digest": details["digest"], "url": row["url"],
+            "name": details["name"], "digest": details["digest"], "url": mirror["html"],
             "implementation": details["implementation"]["title"], "value": row["value"], "unit": row["unit"],
             "statistic": row["statistic"], "groupRank": row["rank"], "reasons": list(row["reasons"]),
             "comparisonKey": details["cohort"]["key"], "groupUrl": details["cohort"]["url"],

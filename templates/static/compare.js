@@ -57,7 +57,7 @@
     var runs = mirrors.map(function (mirror) {
       var details = mirror.details, row = details.row;
       return {
-        name: details.name, digest: details.digest, url: row.url,
+        name: details.name, digest: details.digest, url: mirror.html,
         implementation: details.implementation.title, value: row.value, unit: row.unit,
         statistic: row.statistic, groupRank: row.rank, reasons: row.reasons.slice(),
         comparisonKey: details.cohort.key, groupUrl: details.cohort.url

@@ -42,3 +42,19 @@ def test_an_ext4_without_a_jbd2_thread_has_no_journal(tmp_path):
     assert found["journal"] is False
     assert "without a journal" in bench._file_system_sentence(found)
     assert bench.file_system(Path("/data"), str(tmp_path / "no-such-file")) == {}
+
+
+def test_site_weight_counts_what_the_build_wrote_by_kind(tmp_path):
+    bench = _bench()
+    for path, size in (("runs/a.html", 300), ("runs/b.html", 100), ("api/v1/runs/a.json", 50),
+                       ("kernels/k.html", 20), ("kernels/k/w.html", 10), ("index.html", 5)):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(b"x" * size)
+    weight = bench.site_weight(tmp_path)
+    assert (weight["bytes"], weight["files"]) == (485, 6)
+    assert weight["largest_document"] == [300, "runs/a.html"]
+    assert weight["kinds"] == {"runs": [2, 400], "runs (JSON)": [1, 50], "kernels": [1, 20],
+                               "kernels (workload pages)": [1, 10], "other files at the top": [1, 5]}
+    result = {"runs": 1000, "files": 1, "steps": {}, "site": weight}
+    assert "| 1,000 | 0.0 | 6 | runs/a.html (0.00 MB) | runs 2, 0.0 (0.2);" in bench.weight_table([result])
+    assert bench.table([result]).splitlines()[-1].endswith("| 0.0 | 6 |")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from datetime import datetime, timezone
 from types import SimpleNamespace
 
@@ -322,42 +324,31 @@ def test_ledger_row_json_outlives_the_other_shared_views():
     assert text == to_json(row.model_dump(mode="json"))
 
 
-# -- Run pages: sections, manifests and dates made once (issue 8) ---------------------------------
+# -- Run pages: shared documents referred to, not copied (issue 24) ---------------------------------
 
-def test_sections_rendered_once_are_the_sections_rendered_for_each_page(bundled_pages):
-    renderer = Renderer(vega_bundle="vega.js")
-    runs = [page for page in bundled_pages if page.kind == "run"]
-    sections = ("_run_workload.html", "_run_protocol.html", "_run_environment.html")
-    for page in runs + runs:  # the second time round from the kept texts
-        renderer._page_path = page.html
-        views = (page.details.workload, page.details.protocol, page.details.environment)
-        for view, name in zip(views, sections):
-            assert renderer.render_once(view, name) == renderer._render(name, view=view), (page.html, name)
-    environment = runs[0].details.environment
-    assert 'href="../environments/' in renderer.render_once(environment, "_run_environment.html")
-    renderer._page_path = urls.INDEX  # a page at another depth has links of its own
-    assert 'href="environments/' in renderer.render_once(environment, "_run_environment.html")
-
-
-def test_run_pages_hold_their_protocol_and_environment_manifests_as_built_once(bundled_pages):
+def test_run_pages_refer_to_their_shared_documents_built_once(bundled_pages):
     runs = [page for page in bundled_pages if page.kind == "run"]
     by_protocol = {}
     for page in runs:
-        assert by_protocol.setdefault(page.details.protocol.name, page.protocol) is page.protocol
+        protocol = page.details.protocol
+        assert by_protocol.setdefault(protocol.name, protocol) is protocol
+        assert protocol.mirror == urls.mirror(protocol.url) and protocol.digest == page.run["spec"]["protocolDigest"]
+        environment = page.details.environment
+        assert environment.mirror == urls.mirror(environment.url)
+        assert environment.digest == page.run["spec"]["environmentDigest"]
+        assert page.details.workload.digest == page.run["spec"]["workloadDigest"]
     assert len(by_protocol) < len(runs)
 
 
-def test_pretty_json_html_with_kept_members_is_pretty_json_escaped():
-    from site_builder.render import pretty_json, pretty_json_html
+def test_pretty_json_text_escapes_what_element_text_needs():
+    from site_builder.render import pretty_json, pretty_json_text
 
-    run = {"apiVersion": "v1", "spec": {"list": [1, {"text": "x\ny <&> ü"}], "empty": {}, "none": [], "ratio": 1.5}}
-    shared = {"kind": "BenchmarkProtocol", "spec": {"nested": {"deep": [True, None]}}}
-    value = {"run": run, "protocol": shared, "environment": {}}
-    for _ in range(2):  # the second time with the shared members' texts kept
-        html = pretty_json_html(value, kept=("protocol", "environment"))
-        assert type(html) is Markup and html == escape(pretty_json(value))
-    assert "&lt;&amp;&gt;" in html
-    assert pretty_json_html({}, kept=("protocol",)) == pretty_json({}) == "{}"
+    run = {"apiVersion": "v1", "spec": {"list": [1, {"text": "x\ny <&> ü \"q\" 'a'"}], "empty": {}, "ratio": 1.5}}
+    text = pretty_json_text(run)
+    assert type(text) is Markup and "&lt;&amp;&gt;" in text and '\\"q\\"' in text
+    assert html.unescape(str(text)) == pretty_json(run)
+    assert "<" not in text and ">" not in text
+    assert pretty_json_text({}) == "{}"
 
 
 def test_day_is_strftime():

@@ -177,16 +177,25 @@ def test_multimodal_suite_mean_and_sol(site):
     assert 0 < truthful["ns"] < 166_200 and truthful["timesAbove"] > 1
 
 
-def test_run_mirror_holds_its_manifests_like_seed_002(site):
+def test_run_mirror_gives_seed_002_by_its_references(site):
+    """A run mirror holds its own manifest and refers to its protocol's and environment's by digest
+    and mirror (issue 24): following the two gives seed 002's run/protocol/environment shape."""
     needs("llama4-rope")
     name = run_named_by("llama4_rope/backward/huggingface/nvidia-h100-80gb-hbm3/hidden512-kv_heads8-q_heads32-seq2048-bf16")
     mirror = json.loads((site / f"api/v1/runs/{name}.json").read_text(encoding="utf-8"))
-    assert {"run", "protocol", "environment"} <= set(mirror)
+    assert "protocol" not in mirror and "environment" not in mirror
     spec = mirror["run"]["spec"]
     assert spec["timing"] == {"latencyNs": {"median": 137600}, "primaryStatistic": "median"}
     assert spec["protocolDigest"] == "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8"
     assert spec["environmentDigest"] == "sha256:2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393"
-    assert mirror["environment"]["spec"]["hardware"]["formFactor"] == "80GB HBM3"
+    shared = {}
+    for member in ("protocol", "environment"):
+        ref = mirror["details"][member]
+        assert ref["digest"] == spec[f"{member}Digest"]
+        shared[member] = json.loads((site / ref["mirror"]).read_text(encoding="utf-8"))["manifest"]
+    assert shared["environment"]["spec"]["hardware"]["formFactor"] == "80GB HBM3"
+    assert shared["protocol"]["kind"] == "BenchmarkProtocol" and shared["protocol"]["metadata"]["name"] == "liger-bench-do-bench-backward"
+    assert (site / mirror["details"]["workload"]["mirror"]).is_file()
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from site_builder.discover.views import RecordRow, RecordRun
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.views import (
-    Availability, ChallengeRow, CohortSummary, EvidenceRow, HeadroomV1, ImplementationView, Link, RowView, View,
+    Availability, ChallengeRow, CohortSummary, EvidenceRow, HeadroomV1, ImplementationRef, ImplementationView, Link, RowView,
+    RunRef, View,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -29,8 +30,10 @@ ROW = RowView(run="r", url=urls.run("r"), digest="sha256:0", rank=1, value=12.5,
               vs_leader=1.0, vs_baseline=None, sol_score=None, evidence="verified", observed_at=WHEN, stale=False,
               implementation=IMPLEMENTATION, availability=Availability(usable=True, reasons=[], install=None, pinned=False),
               reasons=[])
+LEADER = RunRef(run="r", url=urls.run("r"), digest="sha256:0", value=12.5, unit="ns", observed_at=WHEN,
+                implementation=ImplementationRef(name="i", title="I", url=urls.implementation("i"), project="p", baseline=False))
 SUMMARY = CohortSummary(key="g", label="H100", url=urls.group("g"), gpu="H100", hardware=None, environment=LINK,
-                        protocol=LINK, metric=None, ranked=1, runs=1, leader=ROW, last_observed=WHEN)
+                        protocol=LINK, metric=None, ranked=1, runs=1, leader=LEADER, last_observed=WHEN)
 RUN = dict(run="r", url=urls.run("r"), value=12.5, unit="ns", statistic="median", implementation=LINK, baseline=True,
            evidence="verified", source=False, license=None, observed_at=WHEN)
 
