@@ -32,11 +32,13 @@ from .derive.comparison import COMPARISON_KEY_VERSION
 from .derive.eligibility import BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED
 from .derive.evidence import REPLICATIONS_NEEDED
 from .derive.floors import HEADROOM_POLICY
+from .derive.headline import HOST_BOUND_MINIMUM, NOISY_SPREAD
 from .derive.leaderboard import derive_leaderboard
 from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
+from .favicon import favicon_ico
 from .fingerprint import DataFiles, build_fingerprint, code_fingerprint, fingerprint_with_digests
 from .forked import InFork
 from .manifest import (
@@ -173,6 +175,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             for path, text in page_schemas().items():
                 outputs.add(path, text, by="JSON Schema")
             outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
+            outputs.add(urls.FAVICON, favicon_ico(), by="favicon")
             for asset in sorted((TEMPLATES / "static").iterdir()):
                 if asset.is_file():
                     outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
@@ -290,7 +293,8 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
     return renderer.methodology_markdown(
         as_of=as_of_date, key_version=COMPARISON_KEY_VERSION, reasons=codes, replications=REPLICATIONS_NEEDED,
         stale_days=STALE_AFTER_DAYS, headroom_policy=HEADROOM_POLICY, max_series=MAX_SERIES,
-        mirror_version=MIRROR_VERSION)
+        mirror_version=MIRROR_VERSION, noisy_percent=round(NOISY_SPREAD * 100),
+        host_bound_percent=round(HOST_BOUND_MINIMUM * 100))
 
 
 def _base_url(value: str) -> str:

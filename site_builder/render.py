@@ -365,12 +365,12 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, pretty_json_html=pretty_json_html, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
-            render_once=self.render_once,
+            render_once=self.render_once, words=formatting.words, plain=formatting.plain,
         )
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
                                 tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows,
-                                value=value_html, observed=observed_html)
+                                value=value_html, observed=observed_html, source_metric=formatting.source_metric)
 
     def shared(self, name: str) -> Markup:
         """A template that is the same on every page at one depth (the site's navigation), rendered

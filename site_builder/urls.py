@@ -124,6 +124,7 @@ COMPARE = "compare.html"
 SITEMAP = "sitemap.xml"
 ROBOTS = "robots.txt"
 LLMS = "llms.txt"
+FAVICON = "favicon.ico"  # at the root, where browsers look for it unasked
 
 
 def records(view: str = "current", facet: str | None = None, value: str | None = None, number: int = 1) -> str:

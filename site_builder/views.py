@@ -160,6 +160,16 @@ class LanguageBestView(View):
     vs_first: float
 
 
+class PassedOver(View):
+    """A faster row the headline does not feature, and why: its spread says it was noisy or host-bound."""
+
+    row: RowView
+    why: Literal["noisy", "host-bound"]
+    p20: float | None
+    p80: float | None
+    minimum: float | None
+
+
 class HeadlineView(View):
     heading: str
     usable_today: bool
@@ -167,6 +177,15 @@ class HeadlineView(View):
     vs_baseline: float | None
     best_usable: RowView | None
     by_language: list[LanguageBestView]
+    passed_over: list[PassedOver] = Field(default_factory=list, description="faster rows not featured, fastest first")
+
+
+class GpuRecord(View):
+    """One GPU's record for the page's workload: the fastest steady row of its first group in page order."""
+
+    gpu: str
+    cohort: Link = Field(description="the group: GPU, pass and protocol")
+    row: RowView
 
 
 class SeriesPoint(View):
@@ -310,6 +329,7 @@ class KernelPage(Page):
     workload: WorkloadView
     workloads: list[WorkloadLink]
     headline: HeadlineView | None
+    records_by_gpu: list[GpuRecord] = Field(default_factory=list, description="per GPU, its first latency group's leader")
     cohorts: list[CohortSummary]
     not_measured_on: list[str] = Field(description="priority GPUs without a run of this workload")
     comparison: ComparisonView | None

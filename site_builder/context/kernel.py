@@ -8,12 +8,13 @@ from functools import cache, partial
 from datetime import datetime
 
 from ..charts import scaling_chart
-from ..derive.headline import fastest_by_language, headline
+from ..derive.headline import fastest_by_language, headline, unsteady
 from ..derive.leaderboard import Cohort
+from ..derive.ranking import RankedRow
 from ..derive.model import evidence_strength
 from ..link import Entity
 from ..views import (
-    HeadlineView, ImplementationRow, KernelPage, LanguageBestView, WorkloadLink,
+    GpuRecord, HeadlineView, ImplementationRow, KernelPage, LanguageBestView, PassedOver, WorkloadLink,
 )
 from .common import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
 
@@ -106,6 +107,7 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -
         workload=factory.workload(workload.name),
         workloads=kernel.workloads,
         headline=_headline(factory, selected),
+        records_by_gpu=_records_by_gpu(factory, cohorts),
         cohorts=[factory.cohort_summary(c, selected=c is selected) for c in cohorts],
         not_measured_on=[label for name, label in board.priority_gpus.items() if name not in measured_gpus],
         comparison=factory.comparison(selected, limit=KERNEL_PAGE_ROWS) if selected else None,
@@ -114,16 +116,43 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -
     )
 
 
+def _spread(factory: ViewFactory, row: RankedRow) -> tuple[str | None, float | None, float | None, float | None]:
+    """(why the row may not headline, or None; its p20, p80 and fastest repetition in ns)."""
+    timing = factory.catalog.runs[row.run.name].spec.timing
+    if timing is None or row.run.value_ns is None:
+        return None, None, None, None
+    spread = timing.latencyNs
+    return unsteady(row.value, spread.p20, spread.p80, spread.minimum), spread.p20, spread.p80, spread.minimum
+
+
 def _headline(factory: ViewFactory, cohort: Cohort | None) -> HeadlineView | None:
     if cohort is None or not cohort.rows:
         return None
-    slot = headline(cohort.rows, lambda row: factory.board.usability(row.run))
+    slot = headline(cohort.rows, lambda row: factory.board.usability(row.run),
+                    steady=lambda row: _spread(factory, row)[0] is None)
+    passed_over = []
+    for row in slot.passed_over:
+        why, p20, p80, minimum = _spread(factory, row)
+        passed_over.append(PassedOver(row=factory.row(row.run), why=why, p20=p20, p80=p80, minimum=minimum))
     return HeadlineView(
         heading=slot.heading, usable_today=slot.usable_today, row=factory.row(slot.leader.run),
         vs_baseline=slot.vs_baseline, best_usable=factory.row(slot.best_usable.run) if slot.best_usable else None,
         by_language=[LanguageBestView(language=best.language, row=factory.row(best.row.run), vs_first=best.vs_first)
                      for best in fastest_by_language(cohort.rows)],
+        passed_over=passed_over,
     )
+
+
+def _records_by_gpu(factory: ViewFactory, cohorts: list[Cohort]) -> list[GpuRecord]:
+    """Each GPU's record on this workload: the leader of its first latency group in page order (the
+    largest), skipping rows whose spread says noisy or host-bound, as the headline does."""
+    found: dict[str, GpuRecord] = {}
+    for cohort in cohorts:
+        if cohort.gpu.label in found or not cohort.is_latency or not cohort.rows:
+            continue
+        row = next((r for r in cohort.rows if _spread(factory, r)[0] is None), cohort.rows[0])
+        found[cohort.gpu.label] = GpuRecord(gpu=cohort.gpu.label, cohort=factory.cohort_link(cohort), row=factory.row(row.run))
+    return sorted(found.values(), key=lambda record: (record.row.value, record.gpu))
 
 
 def _implementation_rows(factory: ViewFactory, kernel: _KernelFacts, cohort: Cohort | None) -> list[ImplementationRow]:
