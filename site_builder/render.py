@@ -367,6 +367,7 @@ class Renderer:
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
             render_once=self.render_once, words=formatting.words, plain=formatting.plain,
         )
+        self.env.tests["latency_metric"] = lambda metric: bool(metric) and metric.startswith("latency:")
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
                                 tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows,
@@ -423,7 +424,7 @@ class Renderer:
         # The fields themselves: ``getattr(page, "scaling", None)`` on a page without the field
         # goes through pydantic's __getattr__ and an AttributeError.
         fields = vars(page)
-        uses_charts = bool(fields.get("scaling") or fields.get("history_chart"))
+        uses_charts = bool(fields.get("scaling") or fields.get("history_chart") or fields.get("more_scaling"))
         self._page_path = page.html
         return self._render(f"{page.kind}.html", page=page, uses_charts=uses_charts)
 

@@ -306,6 +306,8 @@ class ImplementationRow(View):
     evidence: str
     runs: int = Field(description="runs of this kernel, every workload and group")
     best: RowView | None = Field(description="its best row in the selected comparison group")
+    best_anywhere: RowView | None = Field(default=None, description="its fastest eligible latency over every workload and group")
+    best_anywhere_where: str | None = Field(default=None, description="that run's GPU and workload")
 
 
 class Page(View):
@@ -333,8 +335,10 @@ class KernelPage(Page):
     cohorts: list[CohortSummary]
     not_measured_on: list[str] = Field(description="priority GPUs without a run of this workload")
     comparison: ComparisonView | None
-    scaling: ChartView | None
+    scaling: ChartView | None = Field(description="the selected group's scaling line, drawn beside its ranking")
+    more_scaling: list[ChartView] = Field(default_factory=list, description="other GPUs' groups, one chart each")
     implementations: list[ImplementationRow]
+    sources_observed: dict[str, datetime] = Field(default_factory=dict, description="per source, when its newest run of this kernel was observed")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from ..charts import scaling_chart
 from ..derive.headline import fastest_by_language, headline, unsteady
 from ..derive.leaderboard import Cohort
 from ..derive.ranking import RankedRow
-from ..derive.model import evidence_strength
+from ..derive.model import RunFacts, evidence_strength
 from ..link import Entity
 from ..views import (
     GpuRecord, HeadlineView, ImplementationRow, KernelPage, LanguageBestView, PassedOver, WorkloadLink,
@@ -48,6 +48,11 @@ class _KernelFacts:
     runs_by_implementation: dict[str, int]
     evidence_by_implementation: dict[str, str]  # the strongest level among eligible runs
     last_observed: datetime | None
+    # Each implementation's fastest eligible latency over every workload and group (the public site's
+    # "best latency"), so a submission measured on other workloads than the one shown still has a figure.
+    best_anywhere: dict[str, RunFacts]
+    # Per source the kernel's runs cite: when its newest run was observed (not when we fetched it).
+    source_observed: dict[str, datetime]
 
 
 def kernel_pages(factory: ViewFactory, operation: str, workloads: list[Entity],
@@ -70,10 +75,17 @@ def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity],
     eligible_by_workload: dict[str, int] = {}
     counts: dict[str, int] = {}
     evidence: dict[str, str] = {}
+    best: dict[str, RunFacts] = {}
+    source_observed: dict[str, datetime] = {}
     for run in runs:
         counts[run.implementation] = counts.get(run.implementation, 0) + 1
+        native = factory.catalog.runs[run.name].spec.sourceNative
+        if native is not None and (native.source not in source_observed or run.observed_at > source_observed[native.source]):
+            source_observed[native.source] = run.observed_at
         if run.name in board.reasons:
             continue
+        if run.value_ns is not None and (run.implementation not in best or run.value_ns < best[run.implementation].value_ns):
+            best[run.implementation] = run
         eligible_by_workload[run.workload] = eligible_by_workload.get(run.workload, 0) + 1
         if evidence_strength(run.evidence) > evidence_strength(evidence.get(run.implementation, "reported")):
             evidence[run.implementation] = run.evidence
@@ -83,7 +95,7 @@ def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity],
         cases=len(w.spec.cases) if w.kind == SUITE else None, eligible_runs=eligible_by_workload.get(w.name, 0))
         for w in workloads]
     return _KernelFacts(operation, factory.headline_workload(operation), links, implementations, counts, evidence,
-                        max((run.observed_at for run in runs), default=None))
+                        max((run.observed_at for run in runs), default=None), best, source_observed)
 
 
 def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -> KernelPage:
@@ -95,9 +107,7 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -
     headline_page = workload.name == kernel.headline_workload
     title = operation.title if headline_page else f"{operation.title} · {workload_label(workload)}"
     measured_gpus = {c.gpu.datasheet for c in cohorts if c.rows}
-    # The selected group's scaling line, else the first group (in page order) that has one: a new
-    # GPU measured on few shapes should not hide the sweep another GPU has.
-    charted = next((c for c in cohorts if board.scaling(c) is not None), None)
+    charts = [scaling_chart(board.scaling(c), factory.implementation_titles, c.label) for c in _charted(board, cohorts, selected)]
     return KernelPage(
         **factory.page_fields("kernel", title, html),
         operation=operation,
@@ -111,8 +121,10 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity) -
         cohorts=[factory.cohort_summary(c, selected=c is selected) for c in cohorts],
         not_measured_on=[label for name, label in board.priority_gpus.items() if name not in measured_gpus],
         comparison=factory.comparison(selected, limit=KERNEL_PAGE_ROWS) if selected else None,
-        scaling=scaling_chart(board.scaling(charted), factory.implementation_titles, charted.label) if charted else None,
+        scaling=charts[0] if charts and board.scaling(selected) is not None else None,
+        more_scaling=charts[1:] if charts and board.scaling(selected) is not None else charts,
         implementations=_implementation_rows(factory, kernel, selected),
+        sources_observed=kernel.source_observed,
     )
 
 
@@ -123,6 +135,22 @@ def _spread(factory: ViewFactory, row: RankedRow) -> tuple[str | None, float | N
         return None, None, None, None
     spread = timing.latencyNs
     return unsteady(row.value, spread.p20, spread.p80, spread.minimum), spread.p20, spread.p80, spread.minimum
+
+
+def _charted(board, cohorts: list[Cohort], selected: Cohort | None) -> list[Cohort]:
+    """The groups whose scaling lines the page draws: the selected group's (drawn beside its ranking),
+    then the first group of each other GPU that has one, in page order. Each chart is of one group,
+    so it shows the GPU, pass and protocol its title names, never a neighbour's numbers under
+    another group's ranking."""
+    charted: list[Cohort] = []
+    seen_gpus: set[str] = set()
+    for cohort in ([selected] if selected else []) + [c for c in cohorts if c is not selected]:
+        if cohort.gpu.label in seen_gpus and cohort is not selected:
+            continue
+        if board.scaling(cohort) is not None:
+            charted.append(cohort)
+            seen_gpus.add(cohort.gpu.label)
+    return charted
 
 
 def _headline(factory: ViewFactory, cohort: Cohort | None) -> HeadlineView | None:
@@ -164,7 +192,18 @@ def _implementation_rows(factory: ViewFactory, kernel: _KernelFacts, cohort: Coh
     rows = [ImplementationRow(implementation=factory.implementation(name),
                               evidence=kernel.evidence_by_implementation.get(name, "reported"),
                               runs=kernel.runs_by_implementation.get(name, 0),
-                              best=factory.row(best[name].run) if name in best else None)
+                              best=factory.row(best[name].run) if name in best else None,
+                              best_anywhere=factory.row(kernel.best_anywhere[name]) if name in kernel.best_anywhere else None,
+                              best_anywhere_where=_where(factory, kernel.best_anywhere.get(name)))
             for name in kernel.implementations]
-    rows.sort(key=lambda r: (r.best is None, r.best.value if r.best else 0, r.implementation.title, r.implementation.name))
+    rows.sort(key=lambda r: (r.best is None, r.best.value if r.best else 0,
+                             r.best_anywhere is None, r.best_anywhere.value if r.best_anywhere else 0,
+                             r.implementation.title, r.implementation.name))
     return rows
+
+
+def _where(factory: ViewFactory, run: RunFacts | None) -> str | None:
+    """"NVIDIA B200 · suite of 16 cases · mean latency": the GPU and workload of a best run."""
+    if run is None:
+        return None
+    return f"{factory.board.gpus[run.environment].label} · {factory.workload_link(run.workload).title}"
