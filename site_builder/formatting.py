@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 
 _UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"))
@@ -95,3 +96,16 @@ def source_metric(key: str, value: float) -> str:
     if key == "sol_score":
         return f"SOL score {percent(value)}"
     return f"{words(key)} {plain(value)}"
+
+
+def drop(fraction: float | None) -> str:
+    """How much a record fell, never "−0.0%": "−12%", "−0.4%", "−0.004%" (one significant digit under 1 %)."""
+    if fraction is None:
+        return "–"
+    if fraction >= 0.01:
+        return f"−{round(fraction * 100)}%"
+    if fraction <= 0:
+        return "±0%"
+    percent_value = fraction * 100
+    decimals = max(1, -math.floor(math.log10(percent_value)))  # the first significant digit's place
+    return f"−{percent_value:.{decimals}f}%"

@@ -365,7 +365,7 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, pretty_json_html=pretty_json_html, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
-            render_once=self.render_once, words=formatting.words, plain=formatting.plain,
+            render_once=self.render_once, words=formatting.words, plain=formatting.plain, drop=formatting.drop,
         )
         self.env.tests["latency_metric"] = lambda metric: bool(metric) and metric.startswith("latency:")
         self._rows = RowSplicer(self._render, urls.relative)

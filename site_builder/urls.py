@@ -150,6 +150,14 @@ def search_shard_script(operation: str) -> str:
     return f"{STATIC}/search/{operation}.js"
 
 
+def index_for(gpu_slug: str | None, timed_pass: str | None) -> str:
+    """The kernels index for one GPU and/or timed pass: index.html (all), on/h200.html,
+    on/h200-forward.html, on/all-backward.html: a choice that needs no JavaScript."""
+    if gpu_slug is None and timed_pass is None:
+        return INDEX
+    return f"on/{gpu_slug or 'all'}{'-' + timed_pass if timed_pass else ''}.html"
+
+
 def gpu(slug: str) -> str:
     return f"gpus/{slug}.html"
 

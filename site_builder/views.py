@@ -567,6 +567,16 @@ class KernelSummary(View):
     record: RowView | None
     record_gpu: str | None
     record_workload: str | None
+    record_group: Link | None = Field(default=None, description="the group the record leads")
+    record_pass: str | None = Field(default=None, description="the timed pass of the record's protocol")
+
+
+class Choice(View):
+    """One option of a selector that works without JavaScript: a link to the page that shows it."""
+
+    title: str
+    url: str
+    selected: bool
 
 
 class FamilyView(View):
@@ -576,6 +586,10 @@ class FamilyView(View):
 
 class IndexPage(Page):
     kind: Literal["index"] = "index"
+    gpu: str | None = Field(default=None, description="the GPU this index is for (its label); null: every GPU")
+    timed_pass: str | None = Field(default=None, description="the timed pass this index is for; null: any")
+    gpu_choices: list[Choice] = Field(default_factory=list)
+    pass_choices: list[Choice] = Field(default_factory=list)
     families: list[FamilyView]
     runs: int
     eligible_runs: int

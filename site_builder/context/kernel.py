@@ -171,6 +171,11 @@ def _headline(factory: ViewFactory, cohort: Cohort | None) -> HeadlineView | Non
     )
 
 
+def steady_leader(factory: ViewFactory, rows: list[RankedRow]) -> RankedRow:
+    """The fastest row whose spread does not say noisy or host-bound, else the leader (``headline``)."""
+    return next((row for row in rows if _spread(factory, row)[0] is None), rows[0])
+
+
 def _records_by_gpu(factory: ViewFactory, cohorts: list[Cohort]) -> list[GpuRecord]:
     """Each GPU's record on this workload: the leader of its first latency group in page order (the
     largest), skipping rows whose spread says noisy or host-bound, as the headline does."""
@@ -178,7 +183,7 @@ def _records_by_gpu(factory: ViewFactory, cohorts: list[Cohort]) -> list[GpuReco
     for cohort in cohorts:
         if cohort.gpu.label in found or not cohort.is_latency or not cohort.rows:
             continue
-        row = next((r for r in cohort.rows if _spread(factory, r)[0] is None), cohort.rows[0])
+        row = steady_leader(factory, cohort.rows)
         found[cohort.gpu.label] = GpuRecord(gpu=cohort.gpu.label, cohort=factory.cohort_link(cohort), row=factory.row(row.run))
     return sorted(found.values(), key=lambda record: (record.row.value, record.gpu))
 
