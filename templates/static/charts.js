@@ -16,6 +16,10 @@
     if (width > 0) {
       spec.width = width;
       spec.autosize = { type: "fit-x", contains: "padding" };
+      // A phone lists the implementations one a line, as its static drawing does.
+      if (width < 600 && spec.config && spec.config.legend) {
+        spec.config = Object.assign({}, spec.config, { legend: Object.assign({}, spec.config.legend, { columns: 1 }) });
+      }
     }
     var target = document.createElement("div");
     window.vegaEmbed(target, spec, { actions: false, renderer: "svg" }).then(function () {
