@@ -29,7 +29,9 @@ from .cache import ParseCache, default_cache_dir
 from .chart_svg import ChartDrawer
 from .context import page_tasks
 from .derive.comparison import COMPARISON_KEY_VERSION
-from .derive.eligibility import BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED
+from .derive.eligibility import (
+    BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED, reason_text,
+)
 from .derive.evidence import REPLICATIONS_NEEDED
 from .derive.floors import HEADROOM_POLICY
 from .derive.headline import HOST_BOUND_MINIMUM, NOISY_SPREAD
@@ -293,7 +295,9 @@ def _page_progress(step: Callable[[str], None]) -> Callable[[int, int], None]:
 
 def _methodology(renderer: Renderer, as_of_date: date) -> str:
     codes = [(code, REASON_TEXT[code]) for code in (RETRACTED, SUPERSEDED, MISSING_PRIMARY_METRIC, BELOW_PHYSICAL_FLOOR)]
-    codes.insert(0, ("STATUS_<X>", "the run's status is not passed (for example STATUS_INCORRECT_NUMERICAL)"))
+    codes.insert(0, ("STATUS_<X>", "the run's status is not passed: pages say what happened, for example "
+                                   f"\"{reason_text('STATUS_INCORRECT_NUMERICAL')}\" (STATUS_INCORRECT_NUMERICAL) or "
+                                   f"\"{reason_text('STATUS_POLICY_VIOLATION')}\" (STATUS_POLICY_VIOLATION)"))
     return renderer.methodology_markdown(
         as_of=as_of_date, key_version=COMPARISON_KEY_VERSION, reasons=codes, replications=REPLICATIONS_NEEDED,
         stale_days=STALE_AFTER_DAYS, headroom_policy=HEADROOM_POLICY, max_series=MAX_SERIES,
