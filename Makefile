@@ -9,6 +9,10 @@ PORT ?= 8000
 # Where the site will be served (https://example.org/kernelindex): sitemap.xml, absolute feed links
 # and a 404 page that works at any depth need it; empty, pages stay relative (make build BASE_URL=...)
 BASE_URL ?=
+# This repository's URL and the commit whose bundled kernels were measured: with both, our kernels
+# link to their source and pin their install there (make build REPOSITORY=https://github.com/o/r COMMIT=<sha>)
+REPOSITORY ?=
+COMMIT ?=
 PYTEST_ARGS ?=
 # text, or github for ::error annotations in GitHub Actions (make validate OUTPUT_FORMAT=github)
 OUTPUT_FORMAT ?= text
@@ -73,7 +77,7 @@ test-site: install ## Run the tests that need neither torch nor a browser (what 
 	$(BIN)/python -m pytest -m "not kernels and not browser" $(PYTEST_ARGS)
 
 build: install ## Build the site from data/ into site/ (redoes only what changed; see README)
-	$(KI) build --data $(DATA) --out $(SITE)$(if $(BASE_URL), --base-url '$(BASE_URL)')
+	$(KI) build --data $(DATA) --out $(SITE)$(if $(BASE_URL), --base-url '$(BASE_URL)')$(if $(REPOSITORY), --repository '$(REPOSITORY)')$(if $(COMMIT), --commit '$(COMMIT)')
 
 site-size: install ## Check the built site against static hosts' limits (HOSTS="github-pages gitlab-pages")
 	$(KI) site-size $(SITE) $(foreach host,$(or $(HOSTS),github-pages),--host $(host))

@@ -29,20 +29,25 @@ from .cache import ParseCache, default_cache_dir
 from .chart_svg import ChartDrawer
 from .context import page_tasks
 from .derive.comparison import COMPARISON_KEY_VERSION
-from .derive.eligibility import BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED
+from .derive.eligibility import (
+    BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, REASON_TEXT, RETRACTED, SUPERSEDED, reason_text,
+)
 from .derive.evidence import REPLICATIONS_NEEDED
 from .derive.floors import HEADROOM_POLICY
+from .derive.headline import HOST_BOUND_MINIMUM, NOISY_SPREAD
 from .derive.leaderboard import derive_leaderboard
 from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
+from .favicon import favicon_ico
 from .fingerprint import DataFiles, build_fingerprint, code_fingerprint, fingerprint_with_digests
 from .forked import InFork
 from .manifest import (
     ManifestHeader, PageRecord, PreviousSite, SiteManifest, forget, inspect_site, listing_digest, manifest_path, read_header,
 )
 from .mirrors import MirrorIndex, page_schemas
+from .ownsource import OwnSource, own_source
 from .problems import DataError
 from .render import TEMPLATES, Renderer, compiled_templates
 from .render_pool import KeptPages, render_pages
@@ -83,10 +88,13 @@ class BuildSummary:
 
 
 def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None,
-               base_url: str = "", cache: bool = True) -> BuildSummary:
-    """Build the site; with ``cache``, reuse the parse cache and whatever the previous site already has."""
+               base_url: str = "", cache: bool = True, own: OwnSource | None = None) -> BuildSummary:
+    """Build the site; with ``cache``, reuse the parse cache and whatever the previous site already has.
+    ``own``: this repository's URL and measured commit (``ownsource``)."""
     started = time.perf_counter()
     base_url = check_base_url(base_url)  # a bad URL fails before any work
+    # What the site depends on besides the data and code: a change of any rebuilds every page.
+    config = f"{base_url}|{own.describe() if own else ''}"
 
     def step(message: str) -> None:
         progress(f"[{time.perf_counter() - started:6.1f} s] {message}")
@@ -100,7 +108,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         files = DataFiles(data_dir)  # one listing for the fingerprint and the load
         fingerprint, site_check = _check_inputs_and_site(
             data_dir, out_dir, manifest_file if cache else None, files,
-            as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=base_url, cache=cache)
+            as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=config, cache=cache)
         if site_check.up_to_date(fingerprint):
             return BuildSummary(pages=0, mirrors=0, files=site_check.header.files, charts=0,  # type: ignore[union-attr]
                                 seconds=time.perf_counter() - started, as_of=None, as_of_source="", up_to_date=True)
@@ -115,7 +123,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
         as_of_date, as_of_source = resolve_as_of(
             as_of, os.environ, data_dir, (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
         step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
-        board = derive_leaderboard(catalog, as_of_date)
+        board = derive_leaderboard(catalog, as_of_date, own)
         step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
 
         if cache:  # only now: the site's listing had the load and derive's time to finish
@@ -125,7 +133,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             compiled_templates(default_cache_dir(data_dir), code_fingerprint()) if cache else None))
         renderer.charts.draw_with(drawer)
         # What turns a view model into HTML; pages are reused only when it is unchanged.
-        renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{base_url}".encode()).hexdigest()
+        renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{config}".encode()).hexdigest()
         reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
         mirrors = MirrorIndex()
         signatures = PageSignatures(board, renderer_fingerprint)
@@ -173,6 +181,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             for path, text in page_schemas().items():
                 outputs.add(path, text, by="JSON Schema")
             outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
+            outputs.add(urls.FAVICON, favicon_ico(), by="favicon")
             for asset in sorted((TEMPLATES / "static").iterdir()):
                 if asset.is_file():
                     outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
@@ -286,11 +295,14 @@ def _page_progress(step: Callable[[str], None]) -> Callable[[int, int], None]:
 
 def _methodology(renderer: Renderer, as_of_date: date) -> str:
     codes = [(code, REASON_TEXT[code]) for code in (RETRACTED, SUPERSEDED, MISSING_PRIMARY_METRIC, BELOW_PHYSICAL_FLOOR)]
-    codes.insert(0, ("STATUS_<X>", "the run's status is not passed (for example STATUS_INCORRECT_NUMERICAL)"))
+    codes.insert(0, ("STATUS_<X>", "the run's status is not passed: pages say what happened, for example "
+                                   f"\"{reason_text('STATUS_INCORRECT_NUMERICAL')}\" (STATUS_INCORRECT_NUMERICAL) or "
+                                   f"\"{reason_text('STATUS_POLICY_VIOLATION')}\" (STATUS_POLICY_VIOLATION)"))
     return renderer.methodology_markdown(
         as_of=as_of_date, key_version=COMPARISON_KEY_VERSION, reasons=codes, replications=REPLICATIONS_NEEDED,
         stale_days=STALE_AFTER_DAYS, headroom_policy=HEADROOM_POLICY, max_series=MAX_SERIES,
-        mirror_version=MIRROR_VERSION)
+        mirror_version=MIRROR_VERSION, noisy_percent=round(NOISY_SPREAD * 100),
+        host_bound_percent=round(HOST_BOUND_MINIMUM * 100))
 
 
 def _base_url(value: str) -> str:
@@ -312,10 +324,17 @@ def _base_url(value: str) -> str:
               help="Where the site will be served (https://example.org/kernelindex): sitemap.xml, absolute feed "
                    "links and a 404 page that works at any depth need it; without it pages stay relative and no "
                    "sitemap is written.")
+@click.option("--repository", "repository", default=None, envvar="KERNELINDEX_REPOSITORY", metavar="URL",
+              help="This repository's URL (https://github.com/owner/name; env KERNELINDEX_REPOSITORY): with --commit, "
+                   "the bundled kernels link to their source there and pin their install to that commit.")
+@click.option("--commit", "commit", default=None, envvar="KERNELINDEX_COMMIT", metavar="SHA",
+              help="The commit whose bundled kernels were measured (env KERNELINDEX_COMMIT; pages.yml passes the "
+                   "built commit).")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Parse every file and render every page again, ignoring the parse cache and the previous site.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
-def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no_cache: bool) -> None:
+def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no_cache: bool,
+            repository: str | None, commit: str | None) -> None:
     """Build the static site from data/ into site/.
 
     Only what changed is redone: with the inputs unchanged since the last build (data, code,
@@ -325,8 +344,12 @@ def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no
     """
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
     try:
+        own = own_source(repository, commit)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    try:
         summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url,
-                             cache=not no_cache)
+                             cache=not no_cache, own=own)
     except DataError as error:
         for problem in error.problems:
             click.echo(str(problem), err=True)

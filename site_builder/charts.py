@@ -7,6 +7,7 @@ enhancement of content a reader (or a screen reader, or a printer) already has.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -19,9 +20,16 @@ from .views import ChartView, Series, SeriesPoint
 if TYPE_CHECKING:
     import altair as alt
 
-WIDTH, HEIGHT = 560, 260
-# A log axis once values span this much: a linear one would flatten the small values into a line.
-LOG_X_SPAN, LOG_Y_SPAN = 8, 20
+# The page's full width at 1,280 px; a phone gets a drawing of its own (``narrow``), not this one
+# shrunk to unreadable ticks.
+WIDTH, HEIGHT = 900, 300
+NARROW_WIDTH, NARROW_HEIGHT = 280, 220
+# A log x axis once the sizes span this much (powers of two read evenly). The y axis stays linear,
+# in µs, as the tables beside it read: a log axis in ms made 27 µs and 118 µs hard to tell apart.
+LOG_X_SPAN = 8
+LEGEND_COLUMNS = 3  # a phone's drawing lists one implementation a line
+# Scaling charts and record histories draw times in µs, the unit the ranking tables use.
+TIME_UNIT, NS_PER_TIME_UNIT = "µs", 1e3
 
 
 @cache
@@ -37,49 +45,49 @@ def _altair() -> ModuleType:
     return altair
 
 
-def _time_unit(values_ns: Sequence[float]) -> tuple[str, float]:
-    return ("ms", 1e6) if max(values_ns) >= 1e6 else ("µs", 1e3)
-
-
 def _config(chart: alt.Chart) -> alt.Chart:
     return (chart.properties(width=WIDTH, height=HEIGHT)
             .configure(font="sans-serif", background="white")
             .configure_axis(labelFontSize=11, titleFontSize=12, grid=True, gridOpacity=0.5)
-            .configure_legend(orient="bottom", title=None, labelFontSize=12, labelLimit=260)
+            .configure_legend(orient="bottom", title=None, labelFontSize=12, labelLimit=260, columns=LEGEND_COLUMNS,
+                              symbolStrokeWidth=2)
             .configure_view(stroke=None))
 
 
 def scaling_chart(scaling: Scaling, implementation_titles: dict[str, str], context: str) -> ChartView:
     """``context``: what is held fixed, for the caption ("NVIDIA H100 · forward")."""
-    values = [p.value_ns for s in scaling.series for p in s.points]
     xs = sorted({p.x for s in scaling.series for p in s.points})
-    unit, scale = _time_unit(values)
+    unit, scale = TIME_UNIT, NS_PER_TIME_UNIT
     names = [implementation_titles[s.implementation] for s in scaling.series]
     # Two implementations may share a title (two Liger releases); the legend must still tell them apart.
     labels = _distinct(names, [s.implementation for s in scaling.series])
     rows = [{"series": label, "x": p.x, "latency": p.value_ns / scale, "run": p.run}
             for label, s in zip(labels, scaling.series) for p in s.points]
-    frame = _scaling_frame(scaling.axis, unit, log_x=xs[-1] / max(xs[0], 1) >= LOG_X_SPAN,
-                           log_y=max(values) / min(values) > LOG_Y_SPAN)
+    frame = _scaling_frame(scaling.axis, unit, log_x=xs[-1] / max(xs[0], 1) >= LOG_X_SPAN)
     series = [Series(name=label, points=[SeriesPoint(x=p.x, value=p.value_ns, run=p.run, url=urls.run(p.run))
                                          for p in s.points]) for label, s in zip(labels, scaling.series)]
-    return ChartView(kind="scaling", title=f"Scaling by {scaling.axis}", x_title=scaling.axis, y_title="latency", unit="ns",
+    return ChartView(kind="scaling", title=f"Scaling by {scaling.axis} · {context}", x_title=scaling.axis, y_title="latency", unit="ns",
                      series=series, overflow=scaling.overflow, spec=_with_scaling_data(frame, rows, labels, xs),
                      caption=f"best per workload · {context} held constant")
 
 
 @cache
-def _scaling_frame(axis: str, unit: str, log_x: bool, log_y: bool) -> dict[str, Any]:
+def _scaling_frame(axis: str, unit: str, log_x: bool) -> dict[str, Any]:
     """A scaling chart's Vega-Lite spec with empty data, legend order and ticks, built once per
     shape (axis, unit and scales): Altair takes 1-2 ms to build a spec, and at 100,000 runs some
     1,400 of the 3,300 kernel pages have a chart (the first 600 pages need 9 shapes)."""
     alt = _altair()
     x_scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
-    y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    chart = alt.Chart(alt.Data(values=[])).mark_line(point=True, strokeWidth=2).encode(
+    # Each series has its own colour, dash and marker, so two lines that coincide (a reference and
+    # the library it wraps) both stay visible.
+    chart = alt.Chart(alt.Data(values=[])).mark_line(point={"filled": False, "size": 60}, strokeWidth=2).encode(
         x=alt.X("x:Q", title=f"{axis} →", scale=x_scale, axis=alt.Axis(values=[], format="d")),
-        y=alt.Y("latency:Q", title=f"latency ({unit})", scale=y_scale),
+        y=alt.Y("latency:Q", title=f"latency ({unit})", scale=alt.Scale(zero=True), axis=alt.Axis(format=",.4~r")),
+        # The colour legend names the series; markers and dashes (no legends of their own: Vega-Lite
+        # does not merge them with the colour's across the line and its points) only tell lines apart.
         color=alt.Color("series:N", sort=[], scale=alt.Scale(scheme="tableau10")),
+        shape=alt.Shape("series:N", sort=[], legend=None),
+        strokeDash=alt.StrokeDash("series:N", sort=[], legend=None),
         tooltip=[alt.Tooltip("series:N", title="implementation"), alt.Tooltip("x:Q", title=axis),
                  alt.Tooltip("latency:Q", title=f"latency ({unit})", format=".4~r")],
     )
@@ -92,20 +100,35 @@ def _with_scaling_data(frame: dict[str, Any], rows: list[dict], labels: list[str
     encoding = frame["encoding"]
     x = encoding["x"]
     return {**frame, "data": {"values": rows},
-            "encoding": {**encoding, "color": {**encoding["color"], "sort": labels},
+            "encoding": {**encoding, **{channel: {**encoding[channel], "sort": labels} for channel in SERIES_CHANNELS},
                          "x": {**x, "axis": {**x["axis"], "values": xs}}}}
+
+
+SERIES_CHANNELS = ("color", "shape", "strokeDash")
+
+
+def narrow(spec: dict[str, Any]) -> dict[str, Any]:
+    """The same chart drawn for a phone: narrower and shorter, at the same font sizes."""
+    config = spec["config"]
+    return {**spec, "width": NARROW_WIDTH, "height": NARROW_HEIGHT,
+            "config": {**config, "legend": {**config["legend"], "columns": 1}}}
 
 
 def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str, str]) -> ChartView | None:
     """The record over time, as a staircase; one record is a fact, not a chart."""
     if len(events) < 2:
         return None
-    values = [e.run.value for e in events]
-    unit, scale = _time_unit(values) if events[0].run.unit == "ns" else (events[0].run.unit, 1.0)
+    unit, scale = (TIME_UNIT, NS_PER_TIME_UNIT) if events[0].run.unit == "ns" else (events[0].run.unit, 1.0)
     dates = [e.run.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ") for e in events]
     rows = [{"date": moment, "value": e.run.value / scale, "implementation": implementation_titles[e.run.implementation]}
             for moment, e in zip(dates, events)]
-    spec = {**_history_frame(unit), "data": {"values": rows}}
+    frame = _history_frame(unit, _date_format(events[0].run.observed_at, events[-1].run.observed_at))
+    x = frame["encoding"]["x"]
+    # Ticks at the records themselves (overlapping labels are dropped), never Vega's own ticks,
+    # which print fractions of a second (".900") and bare seconds (":56") for close observations.
+    ticks = [int(e.run.observed_at.timestamp() * 1000) for e in events]
+    spec = {**frame, "data": {"values": rows},
+            "encoding": {**frame["encoding"], "x": {**x, "axis": {**x["axis"], "values": ticks}}}}
     series = [Series(name="record", points=[
         SeriesPoint(x=moment, value=e.run.value, run=e.run.name, url=urls.run(e.run.name),
                     label=implementation_titles[e.run.implementation]) for moment, e in zip(dates, events)])]
@@ -113,14 +136,22 @@ def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str
                      spec=spec, caption="each point is a run that set a new record")
 
 
+def _date_format(first: datetime, last: datetime) -> str:
+    """Dates, or the time of day when every record fell on one day (to the second within an hour)."""
+    if first.date() != last.date():
+        return "%Y-%m-%d"
+    return "%H:%M:%S" if (last - first).total_seconds() < 3600 else "%H:%M"
+
+
 @cache
-def _history_frame(unit: str) -> dict[str, Any]:
+def _history_frame(unit: str, date_format: str) -> dict[str, Any]:
     """A record history's Vega-Lite spec without its data. Only the unit differs from group to group,
     and Altair takes about half a millisecond to build a spec, which a build with a history per
     group cannot afford: so it is built once per unit and every chart shares it (nothing mutates a spec)."""
     alt = _altair()
     chart = alt.Chart(alt.Data(values=[])).mark_line(interpolate="step-after", point=True, strokeWidth=2).encode(
-        x=alt.X("date:T", title="observed"),
+        x=alt.X("date:T", title="observed (UTC)", scale=alt.Scale(type="utc"),
+                axis=alt.Axis(format=date_format, formatType="utc", labelOverlap=True, labelAngle=0, values=[])),
         y=alt.Y("value:Q", title=f"record ({unit})", scale=alt.Scale(zero=True)),
         tooltip=[alt.Tooltip("implementation:N"), alt.Tooltip("date:T", format="%Y-%m-%d"),
                  alt.Tooltip("value:Q", title=f"record ({unit})", format=".4~r")],

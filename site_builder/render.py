@@ -342,11 +342,13 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, pretty_json_text=pretty_json_text, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
+            words=formatting.words, plain=formatting.plain, drop=formatting.drop,
         )
+        self.env.tests["latency_metric"] = lambda metric: bool(metric) and metric.startswith("latency:")
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
                                 tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows,
-                                value=value_html, observed=observed_html)
+                                value=value_html, observed=observed_html, source_metric=formatting.source_metric)
 
     def shared(self, name: str) -> Markup:
         """A template that is the same on every page at one depth (the site's navigation), rendered
@@ -384,7 +386,7 @@ class Renderer:
         # The fields themselves: ``getattr(page, "scaling", None)`` on a page without the field
         # goes through pydantic's __getattr__ and an AttributeError.
         fields = vars(page)
-        uses_charts = bool(fields.get("scaling") or fields.get("history_chart"))
+        uses_charts = bool(fields.get("scaling") or fields.get("history_chart") or fields.get("more_scaling"))
         self._page_path = page.html
         return self._render(f"{page.kind}.html", page=page, uses_charts=uses_charts)
 

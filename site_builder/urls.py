@@ -124,6 +124,7 @@ COMPARE = "compare.html"
 SITEMAP = "sitemap.xml"
 ROBOTS = "robots.txt"
 LLMS = "llms.txt"
+FAVICON = "favicon.ico"  # at the root, where browsers look for it unasked
 
 
 def records(view: str = "current", facet: str | None = None, value: str | None = None, number: int = 1) -> str:
@@ -147,6 +148,14 @@ def search_shard(operation: str) -> str:
 def search_shard_script(operation: str) -> str:
     """The same shard as a script, for search from file://."""
     return f"{STATIC}/search/{operation}.js"
+
+
+def index_for(gpu_slug: str | None, timed_pass: str | None) -> str:
+    """The kernels index for one GPU and/or timed pass: index.html (all), on/h200.html,
+    on/h200-forward.html, on/all-backward.html: a choice that needs no JavaScript."""
+    if gpu_slug is None and timed_pass is None:
+        return INDEX
+    return f"on/{gpu_slug or 'all'}{'-' + timed_pass if timed_pass else ''}.html"
 
 
 def gpu(slug: str) -> str:

@@ -212,6 +212,16 @@ class LanguageBestView(View):
     vs_first: float
 
 
+class PassedOver(View):
+    """A faster row the headline does not feature, and why: its spread says it was noisy or host-bound."""
+
+    row: RowView
+    why: Literal["noisy", "host-bound"]
+    p20: float | None
+    p80: float | None
+    minimum: float | None
+
+
 class HeadlineView(View):
     heading: str
     usable_today: bool
@@ -219,6 +229,15 @@ class HeadlineView(View):
     vs_baseline: float | None
     best_usable: RowView | None
     by_language: list[LanguageBestView]
+    passed_over: list[PassedOver] = Field(default_factory=list, description="faster rows not featured, fastest first")
+
+
+class GpuRecord(View):
+    """One GPU's record for the page's workload: the fastest steady row of its first group in page order."""
+
+    gpu: str
+    cohort: Link = Field(description="the group: GPU, pass and protocol")
+    row: RowView
 
 
 class SeriesPoint(View):
@@ -341,6 +360,8 @@ class ImplementationRow(View):
     evidence: str
     runs: int = Field(description="runs of this kernel, every workload and group")
     best: RowView | None = Field(description="its best row in the selected comparison group")
+    best_anywhere: RowView | None = Field(default=None, description="its fastest eligible latency over every workload and group")
+    best_anywhere_where: str | None = Field(default=None, description="that run's GPU and workload")
 
 
 class Page(View):
@@ -364,11 +385,14 @@ class KernelPage(Page):
     workload: WorkloadView | None = Field(description="the workload shown; null for a declared kernel with no workloads yet")
     workloads: list[WorkloadLink]
     headline: HeadlineView | None
+    records_by_gpu: list[GpuRecord] = Field(default_factory=list, description="per GPU, its first latency group's leader")
     cohorts: list[CohortSummary]
     not_measured_on: list[str] = Field(description="priority GPUs without a run of this workload")
     comparison: ComparisonView | None
-    scaling: ChartView | None
+    scaling: ChartView | None = Field(description="the selected group's scaling line, drawn beside its ranking")
+    more_scaling: list[ChartView] = Field(default_factory=list, description="other GPUs' groups, one chart each")
     implementations: list[ImplementationRow]
+    sources_observed: dict[str, datetime] = Field(default_factory=dict, description="per source, when its newest run of this kernel was observed")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -637,6 +661,16 @@ class KernelSummary(View):
     record: RowView | None
     record_gpu: str | None
     record_workload: str | None
+    record_group: Link | None = Field(default=None, description="the group the record leads")
+    record_pass: str | None = Field(default=None, description="the timed pass of the record's protocol")
+
+
+class Choice(View):
+    """One option of a selector that works without JavaScript: a link to the page that shows it."""
+
+    title: str
+    url: str
+    selected: bool
 
 
 class FamilyView(View):
@@ -646,6 +680,10 @@ class FamilyView(View):
 
 class IndexPage(Page):
     kind: Literal["index"] = "index"
+    gpu: str | None = Field(default=None, description="the GPU this index is for (its label); null: every GPU")
+    timed_pass: str | None = Field(default=None, description="the timed pass this index is for; null: any")
+    gpu_choices: list[Choice] = Field(default_factory=list)
+    pass_choices: list[Choice] = Field(default_factory=list)
     families: list[FamilyView]
     awaiting: list[Link] = Field(default_factory=list,
                                  description="kernels awaiting a declaration: imported, but not on the record tables")

@@ -18,7 +18,7 @@ from .catalog import CatalogIndex, environment_tasks, hardware_tasks, listing_ta
 from .common import PageTask, ViewFactory
 from .discover import discover_tasks
 from .kernels import KernelPlans
-from .site import challenges_tasks, index_page, methodology_page
+from .site import challenges_tasks, index_tasks, methodology_page
 
 def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
@@ -41,7 +41,7 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageS
     kernels = KernelPlans(factory, index)
     rows = signatures.rows() if signatures is not None else None
     return [
-        _one(lambda: index_page(factory)),
+        *index_tasks(factory),
         *(kernels.signed(signatures) if signatures is not None else kernels.plain()),
         *hardware_tasks(factory, index, rows),
         *environment_tasks(factory, index, rows),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cached_property, partial, wraps
 from typing import Any, TypeVar
@@ -216,11 +217,21 @@ class ViewFactory:
         entity = self.catalog.implementations[name]
         facts = self.board.implementations[name]
         project = entity.refs["project"]
+        title = _plain_title(entity)
+        if (entity.refs["operation"].name, title) in self._shared_titles:
+            title = f"{title} ({name})"  # eight submissions all called "Geometric" must still be told apart
         return ImplementationView(
-            name=name, title=entity.metadata.title or project.metadata.title or name, url=urls.implementation(name),
+            name=name, title=title, url=urls.implementation(name),
             project=project.metadata.title or project.spec.name, language=facts.language, baseline=facts.baseline,
             source_url=facts.source_url, license=facts.license, license_text=facts.license_text,
         )
+
+    @cached_property
+    def _shared_titles(self) -> set[tuple[str, str]]:
+        """(kernel, title) pairs that more than one implementation of that kernel goes by."""
+        counts = Counter((entity.refs["operation"].name, _plain_title(entity))
+                         for entity in self.catalog.implementations.values())
+        return {pair for pair, count in counts.items() if count > 1}
 
     @cached_property
     def implementation_titles(self) -> dict[str, str]:
@@ -445,6 +456,10 @@ class ViewFactory:
             hardware=self.hardware_link(gpu.datasheet), vendor=hardware.vendor, product=hardware.product,
             architecture=hardware.architecture, form_factor=hardware.formFactor, software=flat,
         )
+
+
+def _plain_title(implementation: Entity) -> str:
+    return implementation.metadata.title or implementation.refs["project"].metadata.title or implementation.name
 
 
 def _argument(argument) -> ArgumentView:

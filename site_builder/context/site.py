@@ -14,14 +14,89 @@ from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
 from ..signatures import RowSignatures
 from ..views import (
-    ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
+    ChallengeRow, ChallengesPage, Choice, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
 )
+from ..discover.gpus import slugify
+from .kernel import steady_leader
 from .common import LIST_LIMIT, ViewFactory, unchecked
 
 
-def index_page(factory: ViewFactory) -> IndexPage:
+class IndexChoices:
+    """What the kernels index can be narrowed to without JavaScript: each GPU measured (by slug,
+    with its label) and each timed pass, one static page per combination (``urls.index_for``)."""
+
+    def __init__(self, factory: ViewFactory):
+        self.factory = factory
+        gpus: dict[str, str] = {}
+        passes: set[str] = set()
+        self.measured: set[tuple[str, str]] = set()  # (GPU, pass) pairs with a ranked latency run
+        for cohort in factory.board.cohorts.values():
+            if cohort.is_latency and cohort.rows:
+                gpus[gpu_slug(cohort)] = cohort.gpu.label
+                timed_pass = self.timed_pass(cohort)
+                if timed_pass:
+                    passes.add(timed_pass)
+                    self.measured.add((gpu_slug(cohort), timed_pass))
+        self.gpus = dict(sorted(gpus.items(), key=lambda item: item[1]))
+        self.passes = [p for p in PASS_ORDER if p in passes] + sorted(passes - set(PASS_ORDER))
+
+    def timed_pass(self, cohort: Cohort) -> str | None:
+        return self.factory.protocol(cohort.protocol).timed_pass
+
+    def offered(self, gpu: str | None, timed_pass: str | None) -> bool:
+        """Whether the index for this choice has records: a choice never leads to an empty page."""
+        return gpu is None or timed_pass is None or (gpu, timed_pass) in self.measured
+
+    def selections(self) -> list[tuple[str | None, str | None]]:
+        return [(gpu, timed_pass) for gpu in (None, *self.gpus) for timed_pass in (None, *self.passes)
+                if self.offered(gpu, timed_pass)]
+
+
+PASS_ORDER = ("forward", "backward", "full")
+
+
+def gpu_slug(cohort: Cohort) -> str:
+    return cohort.gpu.datasheet or slugify(cohort.gpu.label)
+
+
+def index_tasks(factory: ViewFactory) -> list[Callable[[], tuple[IndexPage]]]:
+    """index.html, then one index per GPU, per pass and per GPU and pass."""
+    choices = IndexChoices(factory)
+    return [partial(_one_index, factory, choices, gpu, timed_pass) for gpu, timed_pass in choices.selections()]
+
+
+def _one_index(factory: ViewFactory, choices: IndexChoices, gpu: str | None, timed_pass: str | None) -> tuple[IndexPage]:
+    return (index_page(factory, choices, gpu, timed_pass),)
+
+
+def _record_cohort(factory: ViewFactory, choices: IndexChoices, operation: str, gpu: str | None,
+                   timed_pass: str | None) -> Cohort | None:
+    """The group whose leader is the kernel's record on this index: the headline workload's first
+    latency group (page order) on the chosen GPU and pass, else the same on the workload with the
+    most eligible runs there."""
+    board = factory.board
+    headline = factory.headline_workload(operation)
+    if gpu is None and timed_pass is None:  # the unfiltered index: the kernel page's own default group
+        return board.default_cohort(headline) if headline else None
+    found: list[tuple[int, int, Cohort]] = []
+    for workload in _workloads_with_runs(board, operation):
+        for position, cohort in enumerate(board.workload_cohorts.get(workload, ())):
+            if (cohort.is_latency and cohort.rows and (gpu is None or gpu_slug(cohort) == gpu)
+                    and (timed_pass is None or choices.timed_pass(cohort) == timed_pass)):
+                found.append((0 if workload == headline else 1, -len(cohort.rows), cohort))
+                break
+    return min(found, key=lambda item: (item[0], item[1], item[2].key))[2] if found else None
+
+
+def _workloads_with_runs(board, operation: str) -> list[str]:
+    return sorted({run.workload for run in board.operation_runs.get(operation, ())})
+
+
+def index_page(factory: ViewFactory, choices: IndexChoices | None = None, gpu: str | None = None,
+               timed_pass: str | None = None) -> IndexPage:
     board, catalog = factory.board, factory.catalog
+    choices = choices or IndexChoices(factory)
     families: dict[str, list[KernelSummary]] = {}
     workload_counts = Counter(w.refs["operation"].name for w in factory.workloads.values())
     # A kernel nobody has declared has no floor and no known tensors: its records are not records
@@ -32,25 +107,39 @@ def index_page(factory: ViewFactory) -> IndexPage:
             awaiting.append(factory.operation_link(name))
             continue
         runs = board.operation_runs.get(name, [])
-        headline = factory.headline_workload(name)
-        cohort = board.default_cohort(headline) if headline else None
-        leader = cohort.leader if cohort else None
+        cohort = _record_cohort(factory, choices, name, gpu, timed_pass)
+        leader = steady_leader(factory, cohort.rows) if cohort and cohort.rows else None
         families.setdefault(operation.spec.family, []).append(KernelSummary(
             operation=factory.operation_link(name), description=_first_paragraph(operation.metadata.description),
             eligible_runs=board.eligible_count(name),
             workloads=workload_counts[name],
             last_observed=max((run.observed_at for run in runs), default=None),
-            record=factory.row(leader.run) if leader else None, record_gpu=cohort.label if leader else None,
-            record_workload=factory.workload_link(headline).title if leader else None,
+            record=factory.row(leader.run) if leader else None, record_gpu=cohort.gpu.label if leader else None,
+            record_workload=factory.workload_link(cohort.workload).title if leader else None,
+            record_group=factory.cohort_link(cohort) if leader else None,
+            record_pass=_pass_label(cohort) if leader else None,
         ))
+    title = "KernelIndex" if gpu is None and timed_pass is None else " · ".join(
+        filter(None, ["Fastest kernels", choices.gpus.get(gpu or ""), timed_pass]))
     return IndexPage(
-        **factory.page_fields("index", "KernelIndex", urls.INDEX),
+        **factory.page_fields("index", title, urls.index_for(gpu, timed_pass)),
+        gpu=choices.gpus.get(gpu or ""), timed_pass=timed_pass,
+        gpu_choices=[Choice(title=choices.gpus[g] if g else "All GPUs", url=urls.index_for(g, timed_pass), selected=g == gpu)
+                     for g in (None, *choices.gpus) if choices.offered(g, timed_pass)],
+        pass_choices=[Choice(title=p or "Any pass", url=urls.index_for(gpu, p), selected=p == timed_pass)
+                      for p in (None, *choices.passes) if choices.offered(gpu, p)],
         families=[FamilyView(family=family, kernels=kernels) for family, kernels in sorted(families.items())],
         awaiting=awaiting,
         runs=len(board.runs), eligible_runs=len(board.runs) - len(board.reasons),
         implementations=len(catalog.implementations), gpus=len(catalog.hardware),
         last_observed=max((run.observed_at for run in board.runs.values()), default=None),
     )
+
+
+def _pass_label(cohort: Cohort) -> str:
+    """What the group's label says beyond its GPU: "forward · CUDA graph replay"."""
+    rest = cohort.label.removeprefix(cohort.gpu.label).removeprefix(" · ")
+    return rest or "–"
 
 
 def _first_paragraph(text: str | None) -> str | None:

@@ -29,9 +29,29 @@ def status_reason(status: str) -> str:
     return f"STATUS_{status.upper()}"
 
 
+# What each run status other than "passed" means, in a reader's words. The harness sets
+# policy_violation when a kernel writes its inputs in place or returns them as outputs (the
+# kernel's "no mutation or aliasing" contract), so that is what it says.
+STATUS_TEXT = {
+    "incorrect_shape": "its output has the wrong shape",
+    "incorrect_dtype": "its output has the wrong dtype",
+    "incorrect_numerical": "its results are wrong (outside the tolerance)",
+    "compile_error": "it failed to compile",
+    "runtime_error": "it failed while running",
+    "timeout": "it timed out",
+    "resource_exceeded": "it ran out of memory or another resource",
+    "invalid_reference": "its reference output was invalid",
+    "policy_violation": "it writes its inputs in place (or returns them as outputs), which this kernel forbids",
+    "suspected_reward_hack": "it is suspected of gaming the correctness check",
+    "incomplete_evidence": "its evidence is incomplete",
+    "revoked": "it was revoked",
+}
+
+
 def reason_text(code: str) -> str:
     if code.startswith("STATUS_"):
-        return "status " + code[len("STATUS_"):].lower().replace("_", " ")
+        status = code[len("STATUS_"):].lower()
+        return STATUS_TEXT.get(status, "status " + status.replace("_", " "))
     return REASON_TEXT[code]
 
 

@@ -15,6 +15,7 @@ from .comparison import comparison_key_of_quoted, correctness_digest, primary_me
 from .evidence import evidence_level, is_kernelindex_measurement
 from .floors import DatasheetMatch
 from .model import RunFacts
+from ..ownsource import OWN_PROJECT, OwnSource
 from .usability import InstallRecipe, spdx_license
 
 RAW_EVIDENCE_ARTIFACTS = {"log", "raw_samples", "trace"}
@@ -31,18 +32,24 @@ class ImplementationFacts:
     recipe: InstallRecipe | None
 
 
-def implementation_facts(implementation: Entity) -> ImplementationFacts:
+def implementation_facts(implementation: Entity, own: OwnSource | None = None) -> ImplementationFacts:
+    """``own``: this repository's URL and measured commit, which the build was given: the
+    implementations of its own project then link their source file and pin their install there."""
     spec = implementation.spec
     project = implementation.refs["project"].spec
     recipe = None
     if spec.buildVariants:
         install = spec.buildVariants[0].install
         recipe = InstallRecipe(install.kind, install.package, install.version, install.repository, install.commit, install.command)
+    source_url = spec.projectRevision.repository or project.repository
+    if own is not None and implementation.refs["project"].name == OWN_PROJECT:
+        source_url = own.file_url(spec.callable.path) if spec.callable.path else own.repository
+        recipe = InstallRecipe("git", "kernelindex", None, own.repository, own.commit, own.install())
     return ImplementationFacts(
         name=implementation.name,
         language=spec.callable.language,
         baseline=implementation.metadata.labels.get("role") == "baseline",
-        source_url=spec.projectRevision.repository or project.repository,
+        source_url=source_url,
         license=spdx_license(spec.licensing.declared, spec.licensing.concluded),
         license_text=spec.licensing.concluded or spec.licensing.declared,
         recipe=recipe,

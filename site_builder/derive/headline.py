@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .ranking import RankedRow, leader_vs_baseline
+from .ranking import RankedRow
 from .usability import Usability
 
 HEADINGS = {
@@ -24,17 +24,43 @@ class Headline:
     vs_baseline: float | None
     # When the leader is not usable: the fastest row that is, and how much slower it is.
     best_usable: RankedRow | None = None
+    # Faster rows not featured because their spread says they were noisy or host-bound (``steady``).
+    passed_over: tuple[RankedRow, ...] = ()
 
 
-def headline(rows: Sequence[RankedRow], usability_of: Callable[[RankedRow], Usability]) -> Headline | None:
+# A run's spread says it was noisy when its p20-p80 band is wider than this share of its median
+# (the bundled well-behaved runs sit under 5 %), and host-bound when its fastest repetition took
+# under this share of its median: the GPU can do the work that fast, so the median timed the host.
+NOISY_SPREAD = 0.25
+HOST_BOUND_MINIMUM = 0.5
+
+
+def unsteady(median: float, p20: float | None, p80: float | None, minimum: float | None) -> str | None:
+    """Why a run's spread disqualifies it from a headline ("noisy", "host-bound"), or None when it
+    does not (or publishes no spread to judge by)."""
+    if median <= 0:
+        return None
+    if minimum is not None and minimum < HOST_BOUND_MINIMUM * median:
+        return "host-bound"
+    if p20 is not None and p80 is not None and p80 - p20 > NOISY_SPREAD * median:
+        return "noisy"
+    return None
+
+
+def headline(rows: Sequence[RankedRow], usability_of: Callable[[RankedRow], Usability],
+             steady: Callable[[RankedRow], bool] = lambda row: True) -> Headline | None:
+    """The featured row is the fastest ``steady`` one (the leader itself unless its spread says it was
+    noisy or host-bound); when none is steady the leader is featured anyway, and the page says so."""
     if not rows:
         return None
-    leader = rows[0]
+    first_steady = next((index for index, row in enumerate(rows) if steady(row)), 0)
+    leader, passed_over = rows[first_steady], tuple(rows[:first_steady])
+    vs_baseline = None if leader.run.baseline else leader.vs_baseline
     heading = HEADINGS[leader.run.evidence]
     if usability_of(leader).usable:
-        return Headline(leader, f"{heading} · usable today", True, leader_vs_baseline(rows))
-    best_usable = next((row for row in rows[1:] if usability_of(row).usable), None)
-    return Headline(leader, heading, False, leader_vs_baseline(rows), best_usable)
+        return Headline(leader, f"{heading} · usable today", True, vs_baseline, passed_over=passed_over)
+    best_usable = next((row for row in rows[first_steady + 1:] if usability_of(row).usable), None)
+    return Headline(leader, heading, False, vs_baseline, best_usable, passed_over)
 
 
 @dataclass(frozen=True, slots=True)

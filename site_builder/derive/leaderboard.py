@@ -17,6 +17,7 @@ from schemas.expressions import Expression, parse_expression
 
 from ..bulkload import paused_gc
 from ..link import Catalog, Entity
+from ..ownsource import OwnSource
 from .challenges import CohortChallenge, cohort_challenges, coverage_gaps
 from .eligibility import eligibility_reasons
 from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_index
@@ -361,15 +362,15 @@ def split_by_eligibility(runs: list[RunFacts], superseded: frozenset[str], floor
     return eligible, unranked
 
 
-def derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
+def derive_leaderboard(catalog: Catalog, as_of: date, own: OwnSource | None = None) -> Leaderboard:
     # Derived facts hold no reference cycles, and the catalog behind them is millions of objects
     # that every full collection would walk again: at 10,000 runs the collector was half the time.
     with paused_gc(keep=True):  # the leaderboard lives as long as the build
-        return _derive_leaderboard(catalog, as_of)
+        return _derive_leaderboard(catalog, as_of, own)
 
 
-def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
-    implementations = {name: implementation_facts(entity) for name, entity in sorted(catalog.implementations.items())}
+def _derive_leaderboard(catalog: Catalog, as_of: date, own: OwnSource | None) -> Leaderboard:
+    implementations = {name: implementation_facts(entity, own) for name, entity in sorted(catalog.implementations.items())}
     index = run_index(catalog, implementations)
     gpus = _environment_gpus(catalog)
     floors = _floors(catalog, index.pairs, gpus)

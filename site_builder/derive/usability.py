@@ -85,6 +85,8 @@ def install_command(recipe: InstallRecipe | None, version: str | None = None) ->
             return f'pip install "{recipe.package}=={pin}"', True
         return recipe.command or f"pip install {recipe.package}", _pinned_command(recipe)
     if recipe.kind == "git" and recipe.repository:
+        if recipe.commit and recipe.command and f"@{recipe.commit}" in recipe.command:
+            return recipe.command, True  # a command of its own (extras) that pins the commit
         if recipe.commit:
             return f"pip install git+{recipe.repository}@{recipe.commit}", True
         return recipe.command or f"pip install git+{recipe.repository}", _pinned_command(recipe)

@@ -126,6 +126,6 @@ def test_below_the_floor_is_flagged_not_ranked(site):
     assert ranked and FLOOR_RUN not in ranked
     run = soup(site, urls.run(FLOOR_RUN))
     text = re.sub(r"\s+", " ", run.get_text(" "))
-    assert "Implausible" in text and "faster than the truthful floor" in text and "never ranked" in text
+    assert "Implausible" in text and "faster than the physical floor" in text and "never ranked" in text
     mirror = json.loads((site / urls.mirror(urls.run(FLOOR_RUN))).read_text(encoding="utf-8"))
     assert "BELOW_PHYSICAL_FLOOR" in json.dumps(mirror)

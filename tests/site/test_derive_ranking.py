@@ -71,7 +71,9 @@ def test_eligibility_reason_codes(run):
     assert eligibility_reasons(run("none", value_ns=None), superseded=False, floor_ns=10.0) == (MISSING_PRIMARY_METRIC,)
     assert eligibility_reasons(run("fast", value_ns=9.0), superseded=False, floor_ns=10.0) == (BELOW_PHYSICAL_FLOOR,)
     assert "implausible" in reason_text(BELOW_PHYSICAL_FLOOR)
-    assert reason_text("STATUS_RUNTIME_ERROR") == "status runtime error"
+    assert reason_text("STATUS_RUNTIME_ERROR") == "it failed while running"
+    assert "writes its inputs in place" in reason_text("STATUS_POLICY_VIOLATION")
+    assert "POLICY" not in reason_text("STATUS_POLICY_VIOLATION")
 
 
 def test_superseded_names(run):

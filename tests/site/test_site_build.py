@@ -142,7 +142,8 @@ def test_seed_001_run_is_rank_2_in_its_group(site):
     page = soup(site, f"runs/{name}.html")
     assert text(page.select_one(".rank-line .rank")) == "Rank 2"
     assert text(page.select_one(".primary .big")) == "385.5 µs"
-    assert "ms 20 0.3846847891807556" in text(page.select_one(".quantiles"))
+    quantiles = text(page.select_one(".quantiles"))  # the source's ms_20 0.3846847891807556, in words and µs
+    assert "latency p20 384.7 µs" in quantiles and "0.38468" not in quantiles
     cite = text(page.select_one("#cite-title").parent)
     assert f"access date {AS_OF.isoformat()}" in cite and "sha256:" in cite
 
@@ -350,3 +351,81 @@ def test_no_page_carries_placeholder_semantics(site):
         assert "not declared yet" not in page and "placeholders without a shape" not in page, path.name
     index = soup(site, "index.html")
     assert index.select_one("section.awaiting") is None  # every bundled kernel is declared
+
+
+# The reader's experience (issue 25)
+
+
+def test_run_page_floor_line_is_this_runs_ratio(site):
+    needs("llama4-rope")
+    name = run_named_by("llama4_rope/forward/huggingface/nvidia-h100-80gb-hbm3/hidden8192-kv_heads8-q_heads32-seq4096-bf16")
+    page = soup(site, f"runs/{name}.html")
+    floor = json.loads((site / f"api/v1/runs/{name}.json").read_text(encoding="utf-8"))["details"]["floor"]
+    unrounded = floor["headroomV1"]["bytes"] / floor["bandwidthGbps"]
+    line = text(page.select_one(".floor-v1"))
+    assert "this run" in line and text(page.select_one(".floor-v1 .times-above")) == f"{385_536 / unrounded:.2f}×"
+    group_path, group = group_of(site, name)
+    assert text(group.select_one(".floor-v1 .times-above")) != text(page.select_one(".floor-v1 .times-above"))
+    physical = text(page.select_one(".floor-truthful"))
+    assert physical.startswith("Physical floor") and "this run" in physical
+
+
+def test_pages_speak_plain_words(site):
+    """No status codes, camelCase keys, Python booleans or raw floats in what a run page shows
+    (the canonical manifest, in its <pre>, keeps the data's own spelling)."""
+    outside_manifest = re.compile(r"<pre>.*?</pre>|<script.*?</script>", re.S)
+    offenders = {}
+    for path in sorted((site / "runs").glob("*.html")):
+        html = outside_manifest.sub("", path.read_text(encoding="utf-8"))
+        shown = re.sub(r"<[^>]+>", " ", html)
+        found = [word for word in ("STATUS_", "primaryStatistic", "comparabilityFamily", " False", " True",
+                                   "device index 1.0", "ms 20 0.") if word in shown]
+        found += re.findall(r"\b\d+\.0*[1-9]\d{6,}\b", shown)[:1]  # seven significant digits or more: a raw float
+        if found:
+            offenders[path.name] = found
+    assert not offenders, list(offenders.items())[:5]
+    in_place = [p for p in (site / "runs").glob("*.html") if "writes its inputs in place" in p.read_text(encoding="utf-8")]
+    assert in_place, "the harness's policy_violation runs (Liger writes in place) say so in words"
+
+
+def test_record_breaks_never_read_minus_zero(site):
+    pages = [site / "records.html", *sorted((site / "records").rglob("*.html"))]
+    assert not [p.name for p in pages if "−0.0%" in p.read_text(encoding="utf-8")]
+
+
+def test_llama4_rope_shows_its_record_on_every_gpu(site):
+    needs("llama4-rope")
+    page = soup(site, "kernels/llama4-rope.html")
+    rows = {text(tr.td): text(tr) for tr in page.select("table.gpu-records tbody tr")}
+    h100 = next(row for gpu, row in rows.items() if "H100 SXM" in gpu)
+    assert "81.3 µs" in h100 and "Liger" in h100 and "2.54×" in h100  # seed 000's headline figure
+    assert any("H200" in gpu for gpu in rows)
+    # "Best usable" is said on the page whatever the headline is.
+    assert page.select_one(".headline .best-usable-line, .headline .best-usable") is not None
+    # One unit per column: latency groups in one table, memory in another.
+    latencies = [text(td) for td in page.select("table.cohorts tbody td.num:nth-of-type(2)")]
+    assert latencies and all(v.endswith(("µs", "ms", "ns", "–")) for v in latencies)
+    assert all("MiB" not in text(tr) for tr in page.select("table.cohorts tbody tr"))
+
+
+def test_a_host_bound_run_is_not_the_headline(site):
+    needs("fused-neighborhood-attention")
+    page = soup(site, "kernels/fused-neighborhood-attention.html")
+    headline = page.select_one("section.headline")
+    rows = ranking(page.select_one(".comparison"))
+    note = page.select_one(".headline .passed-over")
+    if rows[0]["latency"] == "118.4 µs":  # the H200 run of issue 25 (p20 91.2, p80 147.1, fastest 22.6 µs)
+        assert text(headline.select_one(".figure .big")) != "118.4 µs"
+        assert note is not None and "host-bound" in text(note) and "118.4 µs" in text(note)
+
+
+def test_multimodal_implementations_each_have_a_best_latency_and_a_name_of_their_own(site):
+    needs("multimodal-rotary-embedding-attention")
+    page = soup(site, "kernels/multimodal-rotary-embedding-attention.html")
+    rows = page.select("table.implementations tbody tr")
+    names = [text(tr.select_one("td a")) for tr in rows]
+    assert len(rows) >= 29 and len(set(names)) == len(names)
+    assert all(text(tr.select_one("td.best-anywhere")) != "–" for tr in rows)
+    # The footer dates a source by when its runs were observed, not when it was fetched.
+    footer = text(page.select_one("footer.page-sources"))
+    assert "observed through" in footer
