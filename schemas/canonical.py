@@ -29,6 +29,7 @@ from .kinds import (
     ProjectRevision,
     RunCorrectness,
     RunMetadata,
+    RunPrecision,
     RunStatus,
     SoftwareProjectSpec,
     SourceNative,
@@ -81,6 +82,7 @@ class CanonicalBenchmarkRunSpec(StrictModel):
     correctness: RunCorrectness | None = None
     evidence: Evidence | None = None
     supersedesDigest: Digest | None = None
+    precision: RunPrecision | None = None
     observedAt: UtcDateTime
 
 

@@ -47,8 +47,8 @@ def _mask_range_kernel(mask_ptr, lohi_ptr, copy_ptr, N, smb, smi, smj, scb, sci,
     """For one (batch, query block): the first and last KV tile (of BN keys) holding any key above
     ``thr`` (= not blocked). If some query row of the block has no such key at all, the block must
     visit every tile (its softmax is uniform over all N keys), so the range becomes [0, NNB-1].
-    With COPY, the mask is also written to ``copy_ptr`` (rows padded to a 16-byte multiple) so the
-    attention kernel's mask loads are vectorised when N is odd."""
+    With COPY, the mask is also written to ``copy_ptr`` (rows padded to whole key tiles, row stride
+    a multiple of 64 elements) so the attention kernel's mask loads are vectorised whatever N is."""
     mb = tl.program_id(0)
     b = tl.program_id(1)
     i = mb * BM + tl.arange(0, BM)
@@ -84,11 +84,16 @@ def _mask_range_kernel(mask_ptr, lohi_ptr, copy_ptr, N, smb, smi, smj, scb, sci,
 def _attn_fwd_kernel(qkv_ptr, mask_ptr, lohi_ptr, o_ptr, N, s_tok, s_otok, k_col0, v_col0,
                      smb, smi, smj, sm_scale, NMB, NNB,
                      GROUP: tl.constexpr, HD: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
-                     HAS_MASK: tl.constexpr, USE_RANGE: tl.constexpr):
+                     HAS_MASK: tl.constexpr, USE_RANGE: tl.constexpr, MASK_PADDED: tl.constexpr = False):
     """Flash attention over the fused (already rotated) projection buffer with an arbitrary
     additive mask and GQA. Programs are ordered head-fastest so the heads sharing a KV group and
     a mask tile run together (L2 reuse). The running max includes masked scores (finfo.min, not
-    -inf), so a fully masked row gives the uniform average like the reference."""
+    -inf), so a fully masked row gives the uniform average like the reference.
+
+    MASK_PADDED: the mask is the scan's copy, its rows padded past the last key tile and its row
+    stride a multiple of 64, so its tiles load without a column check (whose non-uniform bounds
+    would turn each vector load into scalar loads); the padding's values never count, since
+    scores past N are set to -inf below."""
     h = tl.program_id(0)
     mb = tl.program_id(1)
     b = tl.program_id(2)
@@ -118,7 +123,10 @@ def _attn_fwd_kernel(qkv_ptr, mask_ptr, lohi_ptr, o_ptr, N, s_tok, s_otok, k_col
         k = tl.load(kbase + rows, mask=jm[:, None], other=0.0)
         z = tl.dot(q, tl.trans(k)) * sm_scale
         if HAS_MASK:
-            z += tl.load(mbase + j[None, :] * smj, mask=im[:, None] & jm[None, :], other=0.0).to(tl.float32)
+            if MASK_PADDED:
+                z += tl.load(mbase + j[None, :], mask=im[:, None], other=0.0).to(tl.float32)
+            else:
+                z += tl.load(mbase + j[None, :] * smj, mask=im[:, None] & jm[None, :], other=0.0).to(tl.float32)
         z = tl.where(jm[None, :], z, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(z, axis=1))
         alpha = tl.math.exp2((m_i - m_new) * LOG2E)
