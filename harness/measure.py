@@ -160,9 +160,16 @@ def sample(fn, options: TimingOptions, timer, setup) -> tuple[list[float], dict]
     spin = starting_spin(options, enqueue)
     while True:
         samples, flagged = _rounds(fn, options, timer, setup, spin)
+        done = {"hide_host_us": spin, "host_bound_samples": flagged, "host_enqueue_us": round(enqueue, 1)}
         if not host_bound(flagged, len(samples), options.host_bound_rel) or spin <= 0 \
                 or spin * 2 > options.max_hide_host_us:
-            return samples, {"hide_host_us": spin, "host_bound_samples": flagged, "host_enqueue_us": round(enqueue, 1)}
+            return samples, done
+        if options.spin_over_host > 0 and enqueue > 0 and spin >= options.spin_over_host * enqueue:
+            # The spin already outlasted the call's launch code several times over, yet the GPU
+            # caught up: the call waits for the GPU itself (a blocking copy, a host read of a
+            # device value), so no spin can hide its host time. Recorded as host-bound.
+            done["synchronizes"] = True
+            return samples, done
         spin *= 2
 
 
@@ -180,8 +187,9 @@ def host_bound(flagged: int, count: int, tolerated: float) -> bool:
 
 
 def host_bound_note(host: dict, count: int) -> str:
+    why = (" (the call waits for the GPU, so no spin can hide its host time)" if host.get("synchronizes") else "")
     return (f"Host-bound: {host['host_bound_samples']} of {count} samples began after the GPU had caught up with the "
-            f"host despite a {host['hide_host_us']:g} µs spin, so the latency may include host launch time")
+            f"host despite a {host['hide_host_us']:g} µs spin{why}, so the latency includes host time")
 
 
 def _rounds(fn, options: TimingOptions, timer, setup, spin: float) -> tuple[list[float], int]:

@@ -41,5 +41,11 @@ for s in "$@"; do
     subset1) stage subset1 90 $SUBSET --devices 0 ;;
     full1)   stage full1 420 --devices 0 ;;
     graph1)  stage graph1 80 $HEADLINE --cuda-graph only --devices 0 ;;
+    # A 1-GPU sweep split over two device calls (each at most 10 minutes): rest1 + naref1 + graphr1
+    # measure what full1 + graph1 left unmeasured when full1 stopped inside the neighborhood attention.
+    rest1)   stage rest1 260 llama4-rope multimodal-rotary-embedding-attention --devices 0 ;;
+    naref1)  stage naref1 140 fused-neighborhood-attention -i pytorch-reference -i torch-compile --devices 0 ;;
+    graphr1) stage graphr1 50 -w llama4-rope-b1-s2048-h8192-q32-kv8-bf16 \
+                 -w multimodal-rotary-embedding-attention-sol-execbench-16-cases-seqlen1024-batchsize1 --cuda-graph only --devices 0 ;;
   esac
 done

@@ -103,6 +103,23 @@ def test_measure_records_what_stays_host_bound_at_the_longest_spin():
     assert host_bound(host["host_bound_samples"], len(samples), options.host_bound_rel)
 
 
+def test_a_call_that_waits_for_the_gpu_stops_the_doubling_and_is_recorded():
+    gpu = FakeGpu(host_us=100, device_us=10)
+    timer = fake_timer(gpu)
+    timer.sync = gpu.torch.cuda.synchronize
+
+    def blocking_call():  # e.g. a pageable host-to-device copy: the host waits for the queue
+        gpu.call()
+        gpu.torch.cuda.synchronize()
+
+    options = TimingOptions(warmup=1, target_ms=0.1, min_reps=10, max_reps=10, max_rounds=1, flush_l2=False,
+                            hide_host_us=250, spin_over_host=3)
+    samples, host = sample(blocking_call, options, timer, None)
+    assert host["synchronizes"] and host["host_bound_samples"] == 10
+    # the fake's launch costs no real time, so the floor (250 µs) already outlasts 3x of it: never doubled
+    assert host["hide_host_us"] == 250
+
+
 def test_the_first_spin_covers_the_measured_launch_cost():
     options = TimingOptions(hide_host_us=250, spin_over_host=3, max_hide_host_us=16000)
     assert starting_spin(options, 20) == 250           # a cheap launch: the floor

@@ -103,8 +103,8 @@ class _NanEmpty:
 
 @pytest.mark.parametrize("seq", [24, 37], ids=["aligned-rows-misfit-tiles", "odd"])
 def test_padded_mask_copy_is_exact_whatever_the_padding_holds(seq, monkeypatch):
-    """N % 16 != 0: the scan writes a copy padded to whole key tiles and the attention loads its
-    tiles without a column check; the padding (NaN here) never counts."""
+    """N % 16 != 0: the mask is copied into rows padded to whole key tiles and the attention loads
+    its tiles without a column check; the padding (NaN here) never counts, with or without the scan."""
     axes = {"batch": 2, "seq": seq, "hidden": 64, "heads": 4, "kv_heads": 2}
     inp = R.make_inputs(axes, torch.bfloat16, "cpu", seed=11)
     params = R.params_from_axes(axes)
@@ -119,4 +119,5 @@ def test_padded_mask_copy_is_exact_whatever_the_padding_holds(seq, monkeypatch):
     monkeypatch.setattr(T._launchers()[2], "launch", spy)
     monkeypatch.setattr(T, "torch", _NanEmpty())
     check_impl(T.forward, inp, params, ref, torch.bfloat16, FAM)
-    assert seen and all(seen)  # the padded path was taken (the scan runs for every misfit mask)
+    check_impl(lambda i, **p: T.forward(i, use_range=True, **p), inp, params, ref, torch.bfloat16, FAM)
+    assert seen and all(seen)  # the padded path was taken
