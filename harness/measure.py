@@ -36,6 +36,12 @@ def _now() -> str:
 def build_calls(task: Task, family, inputs: dict, grad_outputs: dict | None, params: dict):
     """(call under test, reference call, tensors the call must leave unmodified) for the pass."""
     forward = family.implementations.get(task.impl)
+    if task.variant:
+        from kernels.precision import variants_of
+
+        settings = variants_of(task.kernel, task.impl)[task.variant]
+        plain = forward
+        forward = lambda t, **p: plain(t, **p, **settings)  # noqa: E731
     backward = family.backward_implementations.get(task.impl)
     ref_forward = family.reference
     ref_backward = family.backward_implementations.get("pytorch-reference")
@@ -86,6 +92,7 @@ def measure(task: Task, family, session: Session) -> dict[str, Any]:
         call, reference, watched = build_calls(task, family, inputs, grads, params)
         pristine = snapshot(watched)
         references = reference(snapshot(watched))
+        tf32_switch = bool(torch.backends.cuda.matmul.allow_tf32)
     except Exception as error:  # noqa: BLE001 - a broken reference or input builder is recorded too
         return result_record(task, Verdict("invalid_reference", notes=[f"reference or inputs failed: {type(error).__name__}: {error}"[:400]],
                                            fatal=is_fatal(error)), None, {}, started)
@@ -104,8 +111,10 @@ def measure(task: Task, family, session: Session) -> dict[str, Any]:
                 if graph_verdict is not None:
                     verdict = graph_verdict
             if verdict.timeable:
-                samples = sample(fn, options, session.timer, setup)
-                timing = {"samples_ns": to_ns(samples)}
+                samples, host = sample(fn, options, session.timer, setup)
+                timing = {"samples_ns": to_ns(samples), "host": host}
+                if host["host_bound_samples"] > options.host_bound_rel * len(samples):
+                    notes.append(host_bound_note(host, len(samples)))
             clocks["after"] = session.clocks()
         except Exception as error:  # noqa: BLE001
             # A failed capture can leave the CUDA context unusable: the worker is replaced.
@@ -116,7 +125,10 @@ def measure(task: Task, family, session: Session) -> dict[str, Any]:
                               fatal=fatal)
             timing = None
     del outputs
+    if tf32_switch or torch.backends.cuda.matmul.allow_tf32:
+        notes.append("torch's TF32 matmul switch was on while measuring: every torch matrix product may have used TF32")
     record = result_record(task, verdict, timing, clocks, started, notes)
+    record["torch_tf32"] = tf32_switch or bool(torch.backends.cuda.matmul.allow_tf32)
     record["work"] = work_of(task, family, dtype)
     return record
 
@@ -135,17 +147,65 @@ class GraphCaptureError(RuntimeError):
     """The call cannot be captured in a CUDA graph (host synchronisation, CPU work, allocation patterns)."""
 
 
-def sample(fn, options: TimingOptions, timer, setup) -> list[float]:
-    """Samples (ms) until the median is stable or ``max_rounds`` rounds are taken."""
+def sample(fn, options: TimingOptions, timer, setup) -> tuple[list[float], dict]:
+    """Samples (ms) with the host hidden, and what hiding it took.
+
+    The measurement is repeated with twice the spin while more than ``host_bound_rel`` of its
+    samples are host-bound (see ``harness.timing``), up to ``max_hide_host_us``. Returns the
+    samples and ``{"hide_host_us": spin used, "host_bound_samples": flagged samples, "host_enqueue_us":
+    the call's host enqueue time}``."""
+    from .timing import host_enqueue_us
+
+    enqueue = host_enqueue_us(fn, timer, setup) if options.hide_host_us > 0 else 0.0
+    spin = starting_spin(options, enqueue)
+    while True:
+        samples, flagged = _rounds(fn, options, timer, setup, spin)
+        done = {"hide_host_us": spin, "host_bound_samples": flagged, "host_enqueue_us": round(enqueue, 1)}
+        if not host_bound(flagged, len(samples), options.host_bound_rel) or spin <= 0 \
+                or spin * 2 > options.max_hide_host_us:
+            return samples, done
+        if options.spin_over_host > 0 and enqueue > 0 and spin >= options.spin_over_host * enqueue:
+            # The spin already outlasted the call's launch code several times over, yet the GPU
+            # caught up: the call waits for the GPU itself (a blocking copy, a host read of a
+            # device value), so no spin can hide its host time. Recorded as host-bound.
+            done["synchronizes"] = True
+            return samples, done
+        spin *= 2
+
+
+def starting_spin(options: TimingOptions, enqueue_us: float) -> float:
+    """The first spin tried: the floor, or a margin over the call's host enqueue time (0: no spin)."""
+    if options.hide_host_us <= 0:
+        return 0.0
+    wanted = max(options.hide_host_us, options.spin_over_host * enqueue_us)
+    return float(min(options.max_hide_host_us, round(wanted / 50) * 50))
+
+
+def host_bound(flagged: int, count: int, tolerated: float) -> bool:
+    """More samples flagged host-bound than the tolerated fraction."""
+    return count > 0 and flagged > tolerated * count
+
+
+def host_bound_note(host: dict, count: int) -> str:
+    why = (" (the call waits for the GPU, so no spin can hide its host time)" if host.get("synchronizes") else "")
+    return (f"Host-bound: {host['host_bound_samples']} of {count} samples began after the GPU had caught up with the "
+            f"host despite a {host['hide_host_us']:g} µs spin{why}, so the latency includes host time")
+
+
+def _rounds(fn, options: TimingOptions, timer, setup, spin: float) -> tuple[list[float], int]:
+    """Samples (ms) until the median is stable or ``max_rounds`` rounds are taken; flagged count."""
     from .timing import time_fn
 
     samples = time_fn(fn, warmup=options.warmup, flush_l2=options.flush_l2, timer=timer, target_ms=options.target_ms,
-                      min_reps=options.min_reps, max_reps=options.max_reps, setup=setup)
+                      min_reps=options.min_reps, max_reps=options.max_reps, setup=setup, hide_host_us=spin)
+    flagged = sum(map(bool, getattr(timer, "host_bound", ())))
     for _ in range(options.max_rounds - 1):
         if median_is_stable(samples, options.stable_rel):
             break
-        samples += time_fn(fn, reps=len(samples), warmup=1, flush_l2=options.flush_l2, timer=timer, setup=setup)
-    return samples
+        samples += time_fn(fn, reps=len(samples), warmup=1, flush_l2=options.flush_l2, timer=timer, setup=setup,
+                           hide_host_us=spin)
+        flagged += sum(map(bool, getattr(timer, "host_bound", ())))
+    return samples, flagged
 
 
 def capture_graph(task: Task, fn, watched: dict, pristine: dict, references: dict, mutates: bool):
@@ -197,6 +257,7 @@ def result_record(task: Task, verdict: Verdict, timing: dict | None, clocks: dic
         "notes": list(verdict.notes) + list(notes or []),
         "correctness": correctness,
         "samples_ns": timing["samples_ns"] if timing else None,
+        "host": timing.get("host") if timing else None,
         "clocks": clocks,
         "observed_at": _now(),
         "wall_s": round(time.perf_counter() - started, 3),

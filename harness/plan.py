@@ -33,6 +33,7 @@ class Task:
     cuda_graph: bool = False
     suite: str | None = None  # the WorkloadSuite this case belongs to, if any
     case_index: int | None = None
+    variant: str = ""        # another precision setting of the implementation (kernels.precision.VARIANTS)
 
     @property
     def protocol(self) -> str:
@@ -40,7 +41,8 @@ class Task:
 
     @property
     def key(self) -> str:
-        return f"{self.kernel}/{self.workload}/{self.implementation}/{self.protocol}"
+        key = f"{self.kernel}/{self.workload}/{self.implementation}/{self.protocol}"
+        return f"{key}/{self.variant}" if self.variant else key
 
     @property
     def group(self) -> tuple[str, str, str, bool]:
@@ -75,6 +77,15 @@ class TimingOptions:
     max_rounds: int = 3        # extra rounds while the median's 95% interval is wider than...
     stable_rel: float = 0.01   # ...this fraction of the median
     flush_l2: bool = True
+    # A GPU spin before every sample keeps the GPU busy while the host launches the call, so the
+    # events bracket device time only (benchmarks/kernels_bench.py does the same): at least this
+    # many µs, and at least spin_over_host times the call's measured host enqueue time.
+    hide_host_us: float = 250.0
+    spin_over_host: float = 3.0
+    # Samples whose start event had already passed when the call was enqueued are host-bound: if
+    # more than this fraction are, the measurement is repeated with twice the spin, up to...
+    host_bound_rel: float = 0.05
+    max_hide_host_us: float = 16000.0   # ...this spin; what remains is recorded on the run
     backend: str = "cuda"      # "cpu" only for tests and dry pipelines
     seed: int = 0
 

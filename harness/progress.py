@@ -24,7 +24,7 @@ def short_workload(task: Task) -> str:
 
 
 def pass_label(task: Task) -> str:
-    return task.timed_pass + (" graph" if task.cuda_graph else "")
+    return task.timed_pass + (" graph" if task.cuda_graph else "") + (f" {task.variant}" if task.variant else "")
 
 
 def median_of(result: dict) -> int | None:
@@ -57,11 +57,15 @@ def plan_lines(plan: Plan) -> list[str]:
     for kernel, tasks in by_kernel.items():
         workloads = sorted({t.workload for t in tasks})
         impls = list(dict.fromkeys(f"{t.impl} -> {t.implementation}" for t in tasks))
-        passes = list(dict.fromkeys(pass_label(t) for t in tasks))
+        passes = list(dict.fromkeys(t.timed_pass + (" graph" if t.cuda_graph else "") for t in tasks))
         lines.append(f"\n{kernel}: {len(tasks)} measurements = {len(workloads)} workloads x implementations x passes")
         lines.append("  passes: " + ", ".join(passes))
         lines.append("  implementations:")
         lines += [f"    {item}" for item in impls]
+        variants = sorted({(t.impl, t.variant) for t in tasks if t.variant})
+        if variants:
+            lines.append("  precision variants (forward, each a run of its own): "
+                         + ", ".join(f"{impl} {variant}" for impl, variant in variants))
         lines.append("  workloads:")
         lines += [f"    {w}" for w in workloads]
     for suite in plan.suites:

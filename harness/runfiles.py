@@ -78,14 +78,29 @@ def protocol_suffix(timed_pass: str, cuda_graph: bool) -> str:
     return timed_pass + ("-cudagraph" if cuda_graph else "")
 
 
-def run_name(implementation: str, kernel: str, workload: str, timed_pass: str, cuda_graph: bool, environment: str) -> str:
+def run_name(implementation: str, kernel: str, workload: str, timed_pass: str, cuda_graph: bool, environment: str,
+             variant: str = "") -> str:
     parts = [KERNEL_SHORT.get(kernel, kernel), _short_implementation(kernel, implementation), _short_workload(kernel, workload),
-             protocol_suffix(timed_pass, cuda_graph), _short_environment(environment)]
-    return _fit(_slug("-".join(parts)), "/".join([kernel, implementation, workload, timed_pass, str(cuda_graph), environment]))
+             protocol_suffix(timed_pass, cuda_graph), *([variant] if variant else []), _short_environment(environment)]
+    key = [kernel, implementation, workload, timed_pass, str(cuda_graph), environment, *([variant] if variant else [])]
+    return _fit(_slug("-".join(parts)), "/".join(key))
 
 
-def external_id(kernel: str, workload: str, implementation: str, protocol: str, environment: str) -> str:
-    return "/".join([kernel, workload, implementation, protocol, environment])
+def external_id(kernel: str, workload: str, implementation: str, protocol: str, environment: str, variant: str = "") -> str:
+    return "/".join([kernel, workload, implementation, protocol, environment, *([variant] if variant else [])])
+
+
+def precision_block(task: Task, torch_tf32: bool = False) -> dict[str, Any]:
+    """The run's declared arithmetic (``kernels.precision``); torch's global TF32 switch adds TF32."""
+    from kernels.precision import reduced_precision
+
+    modes, where = reduced_precision(task.kernel, task.impl, task.timed_pass, task.dtype, task.variant)
+    if torch_tf32 and task.dtype == "float32" and "tf32" not in modes:
+        modes, where = (*modes, "tf32"), "; ".join(filter(None, [where, "torch matrix products (global TF32 switch on)"]))
+    block: dict[str, Any] = {"reducedModes": sorted(set(modes))}
+    if where:
+        block["notes"] = where[0].upper() + where[1:] + "."
+    return block
 
 
 def run_path(root: Path, kernel: str, name: str) -> Path:
@@ -132,6 +147,15 @@ def _clock_metrics(clocks: dict) -> dict[str, float]:
     return metrics
 
 
+def _host_metrics(host: dict | None) -> dict[str, float]:
+    """How the host was hidden: the spin before each sample (µs), the call's host enqueue time (µs)
+    and how many samples were still host-bound (see harness.timing)."""
+    if not host:
+        return {}
+    return {"host_spin_us": float(host["hide_host_us"]), "host_enqueue_us": float(host.get("host_enqueue_us") or 0.0),
+            "host_bound_samples": float(host["host_bound_samples"])}
+
+
 def _significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
@@ -140,13 +164,15 @@ def run_file(measured: Measured, *, rule: str, work: dict | None = None, title_k
     """The BenchmarkRun for one measurement. ``work``: {"bytes": ..., "flops": ...} of the forward pass."""
     task, result, environment = measured.task, measured.result, measured.environment
     protocol = task.protocol
-    name = run_name(task.implementation, task.kernel, task.workload, task.timed_pass, task.cuda_graph, environment)
+    name = run_name(task.implementation, task.kernel, task.workload, task.timed_pass, task.cuda_graph, environment,
+                    task.variant)
     labels = dict(measured.labels)
     if measured.device is not None:
         labels["gpu_index"] = str(measured.device)
     metadata: dict[str, Any] = {
         "name": name,
-        "title": f"{title_kernel or task.kernel} · {task.implementation} · {protocol_suffix(task.timed_pass, task.cuda_graph)}",
+        "title": f"{title_kernel or task.kernel} · {task.implementation} · {protocol_suffix(task.timed_pass, task.cuda_graph)}"
+                 + (f" · {task.variant}" if task.variant else ""),
     }
     if labels:
         metadata["labels"] = dict(sorted(labels.items()))
@@ -176,17 +202,19 @@ def run_file(measured: Measured, *, rule: str, work: dict | None = None, title_k
         if measurements:
             spec["measurements"] = measurements
     metrics.update(_clock_metrics(result.get("clocks") or {}))
+    metrics.update(_host_metrics(result.get("host")))
     if measured.device is not None:
         metrics["device_index"] = float(measured.device)
     spec["sourceNative"] = {
         "source": HARNESS_SOURCE,
         "benchmark": f"{task.kernel}/{protocol_suffix(task.timed_pass, task.cuda_graph)}",
-        "externalId": external_id(task.kernel, task.workload, task.implementation, protocol, environment),
+        "externalId": external_id(task.kernel, task.workload, task.implementation, protocol, environment, task.variant),
         "metrics": dict(sorted(metrics.items())),
     }
     spec["correctness"] = _correctness(task, result, rule)
     if samples:
         spec["evidence"] = {"rawSamplesNs": list(samples)}
+    spec["precision"] = precision_block(task, bool(result.get("torch_tf32")))
     spec["observedAt"] = result["observed_at"]
     return {"apiVersion": API_VERSION, "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
 
@@ -208,7 +236,8 @@ def suite_run_file(suite: SuiteRef, members: list[Measured], *, rule: str, title
     bad = [(m.task.workload, m.result["status"]) for m in ordered if m.result["status"] not in ("passed", "policy_violation")]
     status = bad[0][1] if bad else ("policy_violation" if "policy_violation" in statuses else "passed")
     protocol = task.protocol
-    name = run_name(task.implementation, task.kernel, suite.suite, task.timed_pass, task.cuda_graph, environment)
+    name = run_name(task.implementation, task.kernel, suite.suite, task.timed_pass, task.cuda_graph, environment,
+                    task.variant)
     spec: dict[str, Any] = {"implementation": task.implementation, "workload": suite.suite, "protocol": protocol,
                             "environment": environment, "status": status}
     medians = [summary_ns(m.result["samples_ns"])["median"] for m in ordered if m.result.get("samples_ns")]
@@ -217,7 +246,8 @@ def suite_run_file(suite: SuiteRef, members: list[Measured], *, rule: str, title
     devices = sorted({m.device for m in ordered if m.device is not None})
     metrics = {"cases": float(len(ordered)), "cases_passed": float(statuses.count("passed"))}
     spec["sourceNative"] = {"source": HARNESS_SOURCE, "benchmark": f"{task.kernel}/{protocol_suffix(task.timed_pass, task.cuda_graph)}/suite",
-                            "externalId": external_id(task.kernel, suite.suite, task.implementation, protocol, environment),
+                            "externalId": external_id(task.kernel, suite.suite, task.implementation, protocol, environment,
+                                                      task.variant),
                             "metrics": metrics}
     errors_abs = [m.result["correctness"].get("max_abs") for m in ordered if (m.result.get("correctness") or {}).get("max_abs") is not None]
     errors_rel = [m.result["correctness"].get("max_rel") for m in ordered if (m.result.get("correctness") or {}).get("max_rel") is not None]
@@ -233,6 +263,7 @@ def suite_run_file(suite: SuiteRef, members: list[Measured], *, rule: str, title
         note += " Failed cases: " + ", ".join(f"{case} ({state})" for case, state in bad) + "."
     correctness["notes"] = note[:2000]
     spec["correctness"] = correctness
+    spec["precision"] = precision_block(task, any(m.result.get("torch_tf32") for m in ordered))
     spec["observedAt"] = max(m.result["observed_at"] for m in ordered)
     labels = {"cases_on_gpus": ",".join(str(d) for d in devices)} if devices else {}
     for m in ordered:
@@ -254,11 +285,15 @@ def protocol_file(timed_pass: str, cuda_graph: bool, timing: TimingOptions | Non
     what = {"forward": "the forward call", "backward": "the backward call (gradients of every input from fixed "
             "upstream gradients)", "full": "the forward call followed by the backward call"}[timed_pass]
     how = ("each sample is one replay of a CUDA graph captured from the call (launch overhead removed)" if cuda_graph
-           else "each sample is one call bracketed by two CUDA events on the current stream (host launch overhead "
-                "included whenever it exceeds the flush time)")
+           else "each sample is one call bracketed by two CUDA events on the current stream")
     notes = (
         f"Timed: {what}. {how[0].upper() + how[1:]}; before every sample the L2 cache is flushed by writing a buffer of "
-        f"max(256 MiB, 4x L2) outside the timed region. {timing.warmup} untimed warm-up calls first (compilation and "
+        f"max(256 MiB, 4x L2) outside the timed region, then a GPU spin of at least {timing.hide_host_us:g} µs and "
+        f"{timing.spin_over_host:g}x the call's host enqueue time keeps the GPU busy while the host launches the call, so the "
+        f"events bracket device time only; a sample whose start event the GPU had already passed when the call was "
+        f"enqueued is host-bound, and while more than {timing.host_bound_rel:.0%} are, the measurement is repeated with "
+        f"twice the spin (up to {timing.max_hide_host_us / 1000:g} ms); the spin used and the host-bound count are "
+        f"recorded on each run. {timing.warmup} untimed warm-up calls first (compilation and "
         f"autotuning are never timed). Samples: enough to fill about {timing.target_ms:g} ms of GPU time, at least "
         f"{timing.min_reps} and at most {timing.max_reps} per round; up to {timing.max_rounds} rounds, until the "
         f"median's distribution-free 95% interval is within {timing.stable_rel:.0%} of it. Primary statistic: median; "
@@ -353,7 +388,8 @@ def write_sweep(root: Path, plan: Plan, measured: list[Measured], environments: 
         groups: dict[tuple, list[Measured]] = {}
         for m in measured:
             if m.task.kernel == suite.kernel and m.task.workload in suite.cases:
-                groups.setdefault((m.task.implementation, m.task.timed_pass, m.task.cuda_graph, m.environment), []).append(m)
+                groups.setdefault((m.task.implementation, m.task.timed_pass, m.task.cuda_graph, m.task.variant, m.environment),
+                                  []).append(m)
         for members in groups.values():
             dtype = members[0].task.dtype
             body = suite_run_file(suite, members, rule=rules[(suite.kernel, dtype)], title_kernel=(titles or {}).get(suite.kernel))

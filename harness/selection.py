@@ -30,23 +30,39 @@ class FamilyInfo:
     passes: tuple[str, ...] = ("forward",)
     dtypes: tuple[str, ...] = ("bfloat16", "float16", "float32")
     versions: dict = field(default_factory=dict)   # impl key -> package version, for labels and files
+    variants: dict = field(default_factory=dict)   # impl key -> {variant name: extra kwargs} (forward only)
 
 
 def family_infos(slugs=None) -> dict[str, FamilyInfo]:
-    """Describe the bundled families (imports torch and whichever peers are installed)."""
-    import kernels
+    """Describe the bundled families (imports torch and whichever peers are installed). Without
+    torch (the site builder's install), our own implementations only, from ``kernels.static``: a
+    plan can be printed anywhere, though only a GPU machine can measure it."""
+    from kernels.precision import VARIANTS
 
     from .versions import peer_versions
 
     versions = peer_versions()
     infos = {}
-    for slug, family in kernels.FAMILIES.items():
+    for slug, (dtypes, passes, forward, backward) in _described_families().items():
         if slugs is not None and slug not in slugs:
             continue
-        infos[slug] = FamilyInfo(slug=slug, forward=tuple(family.implementations),
-                                 backward=tuple(family.backward_implementations),
-                                 passes=tuple(family.passes), dtypes=tuple(family.dtypes), versions=versions)
+        infos[slug] = FamilyInfo(slug=slug, forward=forward, backward=backward, passes=passes, dtypes=dtypes,
+                                 versions=versions, variants=VARIANTS.get(slug, {}))
     return infos
+
+
+def _described_families() -> dict[str, tuple]:
+    """slug -> (dtypes, passes, forward keys, backward keys), importing the families where torch is."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        from kernels.static import STATIC_FAMILIES
+
+        return STATIC_FAMILIES
+    import kernels
+
+    return {slug: (tuple(family.dtypes), tuple(family.passes), tuple(family.implementations),
+                   tuple(family.backward_implementations)) for slug, family in kernels.FAMILIES.items()}
 
 
 def _order(keys) -> list[str]:
@@ -99,16 +115,28 @@ def select(index: DataIndex, families: dict[str, FamilyInfo], *, kernels: list[s
                     continue
                 if timed_pass == "full" and key not in info.forward:
                     continue
+                # Other precision settings of the implementation are runs of their own (forward only).
+                variants = [""] + (sorted(info.variants.get(key, {})) if timed_pass == "forward" else [])
                 for graph in graph_modes:
                     for workload, axes, dtype, suite, case_index in cases:
-                        plan.tasks.append(Task(kernel=kernel, workload=workload, axes=axes, dtype=dtype, impl=key,
-                                               implementation=name, timed_pass=timed_pass, cuda_graph=graph,
-                                               suite=suite, case_index=case_index))
+                        for variant in variants:
+                            if variant and not _variant_matters(kernel, key, dtype, variant):
+                                continue
+                            plan.tasks.append(Task(kernel=kernel, workload=workload, axes=axes, dtype=dtype, impl=key,
+                                                   implementation=name, timed_pass=timed_pass, cuda_graph=graph,
+                                                   suite=suite, case_index=case_index, variant=variant))
         for suite_name, case_names in suites.items():
             plan.suites.append(SuiteRef(kernel=kernel, suite=suite_name, cases=tuple(case_names)))
     if not plan.tasks:
         plan.skipped.append("nothing to measure: check the kernel, workload, implementation and pass names")
     return plan
+
+
+def _variant_matters(kernel: str, key: str, dtype: str, variant: str) -> bool:
+    """A variant is measured only where it changes the arithmetic (TF32 off means nothing for bf16)."""
+    from kernels.precision import reduced_precision
+
+    return reduced_precision(kernel, key, "forward", dtype, variant) != reduced_precision(kernel, key, "forward", dtype)
 
 
 def _implementations(kernel: str, info: FamilyInfo, wanted: list[str] | None, existing: set[str], plan: Plan) -> list[str]:

@@ -9,6 +9,11 @@ Methodology (one sample = one call):
   call's Python and launch code: the events then bracket device time only, even for calls whose
   host overhead exceeds the flush time (without it, small kernels measure the host, as
   ``triton.testing.do_bench`` does),
+* host-bound check: right after the call has been enqueued, the start event is queried. If the GPU
+  has already passed it, the spin ran out before the host finished launching the call, so the GPU
+  may have waited on the host inside the bracket: that sample is flagged (``timer.host_bound``, one
+  flag per sample of the last ``sample`` call). A sample set with flags measured the host, at least
+  in part; ``harness.measure`` then retries with a longer spin and records what remained,
 * the call is bracketed by two CUDA events recorded on the current stream; flush and spin are
   outside the bracket,
 * ``reps`` samples in milliseconds are returned; ``summarize`` gives median, p20, p80, mean, min,
@@ -61,6 +66,8 @@ def l2_flush_bytes(device=None) -> int:
 
 
 class CudaTimer:
+    host_bound: list[bool] = []
+
     def __init__(self, flush_bytes: int | None = None, device=None):
         import torch
 
@@ -78,6 +85,7 @@ class CudaTimer:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
         cycles = int(hide_host_us * CYCLES_PER_US)
+        flags = []
         for r in range(reps):
             if setup is not None:
                 setup()
@@ -87,8 +95,11 @@ class CudaTimer:
                 torch.cuda._sleep(cycles)
             starts[r].record()
             fn()
+            # True: the GPU reached the bracket's start before the last launch was enqueued.
+            flags.append(bool(starts[r].query()))
             ends[r].record()
         torch.cuda.synchronize()
+        self.host_bound = flags
         return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 
     def sync(self):
@@ -96,8 +107,10 @@ class CudaTimer:
 
 
 class CpuTimer:
+    host_bound: list[bool] = []
+
     def __init__(self, *a, **k):
-        pass
+        self.host_bound = []
 
     def flush(self):
         pass
@@ -110,6 +123,7 @@ class CpuTimer:
             t = time.perf_counter()
             fn()
             out.append((time.perf_counter() - t) * 1e3)
+        self.host_bound = [False] * reps  # a host clock measures the host by design: nothing to flag
         return out
 
     def sync(self):
@@ -144,6 +158,21 @@ def time_fn(fn: Callable[[], object], *, reps: int | None = None, warmup: int = 
         per = max(statistics.median(est), 1e-3)
         reps = int(min(max_reps, max(min_reps, target_ms / per)))
     return timer.sample(fn, reps, flush=flush_l2, setup=setup, hide_host_us=hide_host_us)
+
+
+def host_enqueue_us(fn: Callable[[], object], timer, setup: Callable[[], object] | None = None, n: int = 5) -> float:
+    """The median of ``n`` host-side enqueues of ``fn()`` from an idle queue, in µs: how long the
+    GPU would wait on the host for one call, which the spin before each sample must outlast."""
+    times = []
+    for _ in range(n):
+        if setup is not None:
+            setup()
+        timer.sync()
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e6)
+    timer.sync()
+    return statistics.median(times)
 
 
 def host_timing(fn: Callable[[], object], n: int = 20, backend: str = "cuda") -> dict:

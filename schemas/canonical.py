@@ -30,6 +30,7 @@ from .kinds import (
     ProjectRevision,
     RunCorrectness,
     RunMetadata,
+    RunPrecision,
     RunStatus,
     ScalarValue,
     SoftwareProjectSpec,
@@ -92,6 +93,7 @@ class CanonicalBenchmarkRunSpec(StrictModel):
     correctness: RunCorrectness | None = None
     evidence: Evidence | None = None
     supersedesDigest: Digest | None = None
+    precision: RunPrecision | None = None
     observedAt: UtcDateTime
 
 

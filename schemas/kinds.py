@@ -197,12 +197,21 @@ class OperationSpec(Envelope):
 # Workloads
 
 
+# Reduced-precision arithmetic a run may use instead of its dtype's own: TF32 matrix products on
+# fp32 data, fp16 accumulation of fp16 products, bf16 reductions. A ranking keeps runs that used one
+# apart from strict runs unless the workload's correctness policy admits it ("Precision lanes").
+PrecisionMode = Literal["tf32", "fp16_accumulation", "bf16_reduction"]
+
+
 class Correctness(StrictModel):
     comparator: Token
     maxAbsoluteError: Annotated[float, Field(ge=0)] | None = None
     maxRelativeError: Annotated[float, Field(ge=0)] | None = None
     requiredMatchedRatio: Annotated[float, Field(ge=0, le=1)] | None = None
     description: str | None = Field(default=None, max_length=2000)
+    admittedModes: list[PrecisionMode] | None = Field(
+        default=None, max_length=8,
+        description="reduced-precision modes this policy accepts as equal to strict arithmetic: runs using them rank with strict runs")
 
 
 class ConcreteTensor(StrictModel):
@@ -621,6 +630,13 @@ def _position(where: tuple[str | int, ...]) -> tuple[int, int]:
     return (0, 0) if where[0] == "timing" else (1, where[1])  # type: ignore[return-value]
 
 
+class RunPrecision(StrictModel):
+    reducedModes: list[PrecisionMode] = Field(
+        default_factory=list, max_length=8,
+        description="the reduced-precision modes the run used (e.g. tf32 for TF32 matrix products on fp32 data); empty: strict")
+    notes: str | None = Field(default=None, max_length=500, description="where the modes apply (which products)")
+
+
 class BenchmarkRunSpec(StrictModel):
     implementation: Slug
     workload: Slug
@@ -633,6 +649,8 @@ class BenchmarkRunSpec(StrictModel):
     correctness: RunCorrectness | None = None
     evidence: Evidence | None = None
     supersedes: Slug | None = None
+    # Absent: not declared (most imported runs). The harness always declares it.
+    precision: RunPrecision | None = None
     observedAt: UtcDateTime
 
     @model_validator(mode="after")

@@ -23,7 +23,8 @@ from .problems import Problem
 from .run_digests import run_digests
 
 # Lists whose order carries no meaning: sorted and de-duplicated before hashing.
-SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes"), ("support", "productsTested")}
+SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes"), ("support", "productsTested"),
+            ("precision", "reducedModes"), ("correctness", "admittedModes")}
 
 
 @dataclass(slots=True)  # 100,000 runs: slots make each smaller and quicker to make

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The GPU sweeps behind benchmarks/RESULTS.md "Harness sweeps (issues 5 and 10)", run on an
-# nvidia-h200-x2 machine from the repository root (the project is not installed there; Liger-Kernel
-# travels as a wheel in .whl/). Each stage gets fresh Triton and Inductor caches, so 1-GPU and 2-GPU
+# The GPU sweeps behind benchmarks/RESULTS.md "Harness sweeps", run from the repository root on an
+# nvidia-h200 (stages ending in 1) or nvidia-h200-x2 machine (the project is not installed there;
+# Liger-Kernel and the canonical writer's packages travel as wheels in .whl/, see gpu_wheels.sh). Each stage gets fresh Triton and Inductor caches, so 1-GPU and 2-GPU
 # timings both include compilation, as a first sweep on a fresh machine does. After every stage the
 # results so far are packed into $OUT/sweeps.tgz, so a lease that ends early still returns them.
-#   usage: OUT=/some/dir harness/scripts/h200_sweep.sh STAGE...   (stages: full2 graph2 subset2 subset1 full1)
+#   usage: OUT=/some/dir harness/scripts/h200_sweep.sh STAGE...   (stages: full1 graph1 full2 graph2 subset2 subset1)
 set -u
 OUT=${OUT:-/tmp/harness-out}
 mkdir -p "$OUT" /tmp/sweeps
@@ -39,6 +39,13 @@ for s in "$@"; do
     graph2)  stage graph2 35 $HEADLINE --cuda-graph only --devices all ;;
     subset2) stage subset2 60 $SUBSET --devices all ;;
     subset1) stage subset1 90 $SUBSET --devices 0 ;;
-    full1)   stage full1 300 --devices 0 ;;
+    full1)   stage full1 420 --devices 0 ;;
+    graph1)  stage graph1 80 $HEADLINE --cuda-graph only --devices 0 ;;
+    # A 1-GPU sweep split over two device calls (each at most 10 minutes): rest1 + naref1 + graphr1
+    # measure what full1 + graph1 left unmeasured when full1 stopped inside the neighborhood attention.
+    rest1)   stage rest1 260 llama4-rope multimodal-rotary-embedding-attention --devices 0 ;;
+    naref1)  stage naref1 140 fused-neighborhood-attention -i pytorch-reference -i torch-compile --devices 0 ;;
+    graphr1) stage graphr1 50 -w llama4-rope-b1-s2048-h8192-q32-kv8-bf16 \
+                 -w multimodal-rotary-embedding-attention-sol-execbench-16-cases-seqlen1024-batchsize1 --cuda-graph only --devices 0 ;;
   esac
 done

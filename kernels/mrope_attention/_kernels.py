@@ -42,13 +42,11 @@ def _mrope_qk_inplace_kernel(qkv_ptr, cos_ptr, sin_ptr, T, N, NHT, s_tok,
 
 
 @triton.jit
-def _mask_range_kernel(mask_ptr, lohi_ptr, copy_ptr, N, smb, smi, smj, scb, sci, NMB, NNB, thr,
-                       BM: tl.constexpr, BN: tl.constexpr, R: tl.constexpr, COPY: tl.constexpr):
+def _mask_range_kernel(mask_ptr, lohi_ptr, N, smb, smi, smj, NMB, NNB, thr,
+                       BM: tl.constexpr, BN: tl.constexpr, R: tl.constexpr):
     """For one (batch, query block): the first and last KV tile (of BN keys) holding any key above
     ``thr`` (= not blocked). If some query row of the block has no such key at all, the block must
-    visit every tile (its softmax is uniform over all N keys), so the range becomes [0, NNB-1].
-    With COPY, the mask is also written to ``copy_ptr`` (rows padded to a 16-byte multiple) so the
-    attention kernel's mask loads are vectorised when N is odd."""
+    visit every tile (its softmax is uniform over all N keys), so the range becomes [0, NNB-1]."""
     mb = tl.program_id(0)
     b = tl.program_id(1)
     i = mb * BM + tl.arange(0, BM)
@@ -57,14 +55,11 @@ def _mask_range_kernel(mask_ptr, lohi_ptr, copy_ptr, N, smb, smi, smj, scb, sci,
     lo = NNB
     hi = -1
     base = mask_ptr + b.to(tl.int64) * smb + i.to(tl.int64)[:, None] * smi
-    cbase = copy_ptr + b.to(tl.int64) * scb + i.to(tl.int64)[:, None] * sci
     for nb0 in range(0, NNB, R):
         j = nb0 * BN + tl.arange(0, R * BN)
         jm = j < N
         m2 = im[:, None] & jm[None, :]
         raw = tl.load(base + j[None, :] * smj, mask=m2, other=0.0)
-        if COPY:
-            tl.store(cbase + j[None, :], raw, mask=m2)
         x = tl.where(m2, raw.to(tl.float32), float("-inf"))
         row_max = tl.maximum(row_max, tl.max(x, axis=1))
         tmax = tl.max(tl.max(tl.reshape(x, (BM, R, BN)), axis=2), axis=0)  # [R]
@@ -84,11 +79,16 @@ def _mask_range_kernel(mask_ptr, lohi_ptr, copy_ptr, N, smb, smi, smj, scb, sci,
 def _attn_fwd_kernel(qkv_ptr, mask_ptr, lohi_ptr, o_ptr, N, s_tok, s_otok, k_col0, v_col0,
                      smb, smi, smj, sm_scale, NMB, NNB,
                      GROUP: tl.constexpr, HD: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
-                     HAS_MASK: tl.constexpr, USE_RANGE: tl.constexpr):
+                     HAS_MASK: tl.constexpr, USE_RANGE: tl.constexpr, MASK_PADDED: tl.constexpr = False):
     """Flash attention over the fused (already rotated) projection buffer with an arbitrary
     additive mask and GQA. Programs are ordered head-fastest so the heads sharing a KV group and
     a mask tile run together (L2 reuse). The running max includes masked scores (finfo.min, not
-    -inf), so a fully masked row gives the uniform average like the reference."""
+    -inf), so a fully masked row gives the uniform average like the reference.
+
+    MASK_PADDED: the mask is a padded copy (triton_impl.forward), its rows padded past the last key tile and its row
+    stride a multiple of 64, so its tiles load without a column check (whose non-uniform bounds
+    would turn each vector load into scalar loads); the padding's values never count, since
+    scores past N are set to -inf below."""
     h = tl.program_id(0)
     mb = tl.program_id(1)
     b = tl.program_id(2)
@@ -118,7 +118,10 @@ def _attn_fwd_kernel(qkv_ptr, mask_ptr, lohi_ptr, o_ptr, N, s_tok, s_otok, k_col
         k = tl.load(kbase + rows, mask=jm[:, None], other=0.0)
         z = tl.dot(q, tl.trans(k)) * sm_scale
         if HAS_MASK:
-            z += tl.load(mbase + j[None, :] * smj, mask=im[:, None] & jm[None, :], other=0.0).to(tl.float32)
+            if MASK_PADDED:
+                z += tl.load(mbase + j[None, :], mask=im[:, None], other=0.0).to(tl.float32)
+            else:
+                z += tl.load(mbase + j[None, :] * smj, mask=im[:, None] & jm[None, :], other=0.0).to(tl.float32)
         z = tl.where(jm[None, :], z, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(z, axis=1))
         alpha = tl.math.exp2((m_i - m_new) * LOG2E)

@@ -95,32 +95,31 @@ def forward(inputs: dict, num_heads: int = 28, num_kv_heads: int = 4, mrope_sect
     else:
         mask, smb, smi, smj = qkv, 0, 0, 0
     lohi = torch.empty((B, NMB, 2), dtype=torch.int32, device=x.device)
+    # A mask row whose length is not a multiple of 16 keys (or whose rows are not 16-byte aligned)
+    # cannot be loaded in vectors: Triton cannot prove the column check uniform over a vector, so
+    # each thread issues one scalar load per element of every key tile (seq 613 at batch 1 ran
+    # 3.2x slower than seq 608). Such a mask is copied once into rows padded to whole key tiles
+    # (row stride a multiple of 64 elements), which the attention loads without a column check.
+    padded = has_mask and smj == 1 and (N % 16 != 0 or (smi * mask.element_size()) % 16 != 0)
+    if padded:
+        npad = _cdiv(NNB * BN, 64) * 64
+        mcopy = torch.empty((mask.shape[0], N, npad), dtype=mask.dtype, device=x.device)
+        mcopy[:, :, :N].copy_(mask[:, 0])
+        mask, smb, smi, smj = mcopy, (mcopy.stride(0) if mcopy.shape[0] > 1 else 0), mcopy.stride(1), 1
     if has_mask and use_range is None:
         # The scan costs one launch and one read of the mask: worth it once there are enough
-        # tiles to skip (measured on an H200: B*N >= 4096 or N >= 1024), and always for odd N,
-        # where it also writes the 16-byte-aligned copy of the mask.
-        unaligned = (smi * mask.element_size()) % 16 != 0
-        use_range = B * N >= 4096 or N >= 1024 or unaligned
+        # tiles to skip (measured on an H200: B*N >= 4096 or N >= 1024).
+        use_range = B * N >= 4096 or N >= 1024
     use_range = bool(use_range) and has_mask
     if use_range:
         R = max(1, min(8, 512 // BN, _np2(NNB)))
-        # Rows of an odd-length mask are not 16-byte aligned, which de-vectorises every mask load
-        # of the attention loop: the scan writes an aligned copy as it goes (one extra write).
-        copy = (smi * mask.element_size()) % 16 != 0 and smj == 1
-        if copy:
-            npad = _cdiv(N, 8) * 8
-            mcopy = torch.empty((B, N, npad), dtype=mask.dtype, device=x.device)
-            scb, sci = mcopy.stride(0), mcopy.stride(1)
-        else:
-            mcopy, scb, sci = mask, 0, 0
-        range_k.launch((NMB, B, 1), (mask, lohi, mcopy, N, smb, smi, smj, scb, sci, NMB, NNB, BLOCKED_THRESHOLD),
-                       {"BM": BM, "BN": BN, "R": R, "COPY": copy}, num_warps=8 if on_gpu else 4)
-        if copy:
-            mask, smb, smi, smj = mcopy, scb, sci, 1
+        range_k.launch((NMB, B, 1), (mask, lohi, N, smb, smi, smj, NMB, NNB, BLOCKED_THRESHOLD),
+                       {"BM": BM, "BN": BN, "R": R}, num_warps=8 if on_gpu else 4)
     o = torch.empty((T, H * HD), dtype=x.dtype, device=x.device)
     attn_k.launch((H, NMB, B), (qkv, mask, lohi, o, N, qkv.stride(0), o.stride(0), H * HD, (H + Hkv) * HD,
                                 smb, smi, smj, HD ** -0.5, NMB, NNB),
-                  {"GROUP": H // Hkv, "HD": HD, "BM": BM, "BN": BN, "HAS_MASK": has_mask, "USE_RANGE": use_range},
+                  {"GROUP": H // Hkv, "HD": HD, "BM": BM, "BN": BN, "HAS_MASK": has_mask, "USE_RANGE": use_range,
+                   "MASK_PADDED": padded},
                   num_warps=nw, num_stages=ns)
     out = torch.mm(o, inputs["wo"].t())
     return {"out": out.view(B, N, C)}

@@ -30,13 +30,20 @@ def test_cpu_pipeline_runs_every_kernel_and_writes_valid_files(tiny_data):
     assert "validation: " in others.output and "is valid" in others.output
     total = int(re.match(r"(\d+) measurements", rope.output).group(1)) + int(re.match(r"(\d+) measurements", others.output).group(1))
     runs = sorted((tiny_data / "runs" / "kernelindex-harness").rglob("*.yaml"))
-    # one run per measurement, plus a suite-mean run per implementation of the two-case M-RoPE suite
-    assert len(runs) == total + 2 == 6 + 2 + 4 + 2
+    # one run per measurement (the fp32 neighborhood attention's forward of ours twice: TF32 GEMMs and
+    # strict fp32), plus a suite-mean run per implementation of the two-case M-RoPE suite
+    assert len(runs) == total + 2 == 6 + 2 + 5 + 2
     from site_builder.repository import load_catalog
 
     catalog = load_catalog(tiny_data)
     ours = [e for e in catalog.runs.values() if e.spec.sourceNative.source == "kernelindex-harness"]
     assert {e.spec.status for e in ours} == {"passed"}, [(e.name, e.spec.correctness.notes) for e in ours if e.spec.status != "passed"]
+    # every run declares its arithmetic; ours on fp32 neighborhood attention is published both ways
+    assert all(e.spec.precision is not None for e in ours)
+    fna = {e.name: e.spec.precision.reducedModes for e in ours
+           if e.spec.implementation == "kernelindex-triton-fused-neighborhood-attention"}
+    assert sorted(fna.values()) == [[], ["tf32"]] and any(name.endswith("-strict-cpu") or "-strict-" in name for name in fna)
+    assert all(e.spec.precision.reducedModes == [] for e in ours if e.spec.workload.startswith("llama4-rope"))
     assert len(catalog.environments) == 1
 
     again = _bench(*common, "-p", "forward", "llama4-rope")

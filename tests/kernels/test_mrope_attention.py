@@ -86,3 +86,38 @@ def test_arbitrary_mask_with_blocked_tiles():
     ref = R.reference(inp, **params)
     check_impl(lambda i, **p: T.forward(i, use_range=True, **p), inp, params, ref, torch.float32, FAM)
     check_impl(lambda i, **p: T.forward(i, use_range=False, **p), inp, params, ref, torch.float32, FAM)
+
+
+class _NanEmpty:
+    """``torch`` as triton_impl sees it, except that ``empty`` float buffers start as NaN: a padded
+    mask copy's unwritten columns must never reach an output."""
+
+    def __getattr__(self, name):
+        return getattr(torch, name)
+
+    @staticmethod
+    def empty(*args, **kwargs):
+        out = torch.empty(*args, **kwargs)
+        return out.fill_(float("nan")) if out.is_floating_point() else out
+
+
+@pytest.mark.parametrize("seq", [24, 37], ids=["aligned-rows-misfit-tiles", "odd"])
+def test_padded_mask_copy_is_exact_whatever_the_padding_holds(seq, monkeypatch):
+    """N % 16 != 0: the mask is copied into rows padded to whole key tiles and the attention loads
+    its tiles without a column check; the padding (NaN here) never counts, with or without the scan."""
+    axes = {"batch": 2, "seq": seq, "hidden": 64, "heads": 4, "kv_heads": 2}
+    inp = R.make_inputs(axes, torch.bfloat16, "cpu", seed=11)
+    params = R.params_from_axes(axes)
+    ref = R.reference(inp, **params)
+    seen = []
+    launch = T._launchers()[2].launch
+
+    def spy(grid, args, constexprs, **kw):
+        seen.append(constexprs.get("MASK_PADDED"))
+        return launch(grid, args, constexprs, **kw)
+
+    monkeypatch.setattr(T._launchers()[2], "launch", spy)
+    monkeypatch.setattr(T, "torch", _NanEmpty())
+    check_impl(T.forward, inp, params, ref, torch.bfloat16, FAM)
+    check_impl(lambda i, **p: T.forward(i, use_range=True, **p), inp, params, ref, torch.bfloat16, FAM)
+    assert seen and all(seen)  # the padded path was taken
