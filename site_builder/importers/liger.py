@@ -415,9 +415,13 @@ def workload_name(operation: str, kernel: str, binding: Binding) -> str:
 
 
 def protocol_name(row: Row) -> str:
+    # Rows only the gh-pages snapshots hold ran in Liger's CI benchmark workflow (every script, on
+    # one host, at each commit): a protocol of their own, so a weekly series is never ranked
+    # against the one-off runs of all_benchmark_data.csv (the seeds' groups stay as they are).
+    prefix = "liger-bench" if row.in_curated else "liger-ci"
     if row.metric == "speed":
-        return f"liger-bench-do-bench-{row.mode}"
-    return "liger-bench-memory" if row.mode == "full" else f"liger-bench-memory-{row.mode}"
+        return f"{prefix}-do-bench-{row.mode}"
+    return f"{prefix}-memory" if row.mode == "full" else f"{prefix}-memory-{row.mode}"
 
 
 def split_protocol(row: Row, splits: dict[tuple[str, str], Split]) -> str | None:
