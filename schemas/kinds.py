@@ -149,6 +149,9 @@ class KernelMetadata(Metadata):
     # The inputs the public KernelIndex declared for this operation, which its `headroom-v1` floor
     # counts; when absent, every input. (Its Llama 4 RoPE declares q and k but not freqs_cis.)
     headroomV1Inputs: list[Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")]] | None = None
+    # Inputs the kernel need not read in full (an embedding's table: only the looked-up rows are
+    # touched), which the truthful memory floor therefore leaves out so that it stays a lower bound.
+    floorExcludes: list[Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_]*$")]] | None = None
 
     @field_validator("flops")
     @classmethod

@@ -57,6 +57,12 @@ def data_dir(tmp_path: Path) -> Path:
     data = tmp_path / "data"
     for folder in HAND_WRITTEN:
         shutil.copytree(DATA / folder, data / folder)
+    # Every kernel of the CSV is declared by hand (site_builder/importers/liger_catalog.py); those
+    # that name a headline workload come only with the slice that holds it (with_llama4_kernel).
+    (data / "kernels").mkdir()
+    for path in (DATA / "kernels").glob("*.yaml"):
+        if "headlineWorkload:" not in path.read_text(encoding="utf-8"):
+            shutil.copy(path, data / "kernels" / path.name)
     return data
 
 
@@ -141,15 +147,59 @@ def test_memory_of_other_passes_gets_its_own_protocol(data_dir, tmp_path):
     assert ids == {"memory", "memory-forward", "memory-backward"}
 
 
-def test_uncurated_kernel_gets_a_spec_that_declares_nothing(data_dir, tmp_path):
-    import_liger(csv_slice(tmp_path / "jsd.csv", {"jsd"}), data_dir)
-    kernel = read_document(data_dir / "kernels" / "jsd.yaml")
-    assert kernel["metadata"]["labels"]["semantics"] == "undeclared"
-    assert kernel["spec"]["inputs"] == [{"name": "x", "tensor": {"shape": [], "dtype": "float"}}]
+def test_two_sweeps_of_a_declared_kernel_bind_its_axes(data_dir, tmp_path):
+    before = (data_dir / "kernels" / "jsd.yaml").read_bytes()
+    report = import_liger(csv_slice(tmp_path / "jsd.csv", {"jsd"}), data_dir)
+    assert (data_dir / "kernels" / "jsd.yaml").read_bytes() == before  # declared by hand: never rewritten
+    assert report.notes == []
     # jsd's V sweep (B, T recorded) and BT sweep (B·T recorded) both mean [B·T, V] inputs.
-    assert kernel["spec"]["axes"] == {"bt": {"role": "variable"}, "v": {"role": "variable"}}
     workloads = sorted(p.name for p in (data_dir / "workloads" / "jsd").iterdir())
     assert "jsd-bt8192-v4096-fp32.yaml" in workloads and "jsd-bt1024-v128256-fp32.yaml" in workloads
+    workload = load_catalog(data_dir).workloads["jsd-bt8192-v4096-fp32"]
+    assert workload.inputs["input"] == {"shape": [8192, 4096], "dtype": "fp32"}
+
+
+def renamed_kernel_csv(target: Path, kernel: str, new_name: str) -> Path:
+    """Rows of ``kernel`` under a name nobody has declared."""
+    csv_slice(target, {kernel})
+    lines = target.read_bytes().split(b"\r\n")
+    renamed = [lines[0]] + [new_name.encode() + line[len(kernel):] for line in lines[1:] if line]
+    target.write_bytes(b"\r\n".join(renamed) + b"\r\n")
+    return target
+
+
+def test_undeclared_kernel_imports_with_a_distinct_identity_and_is_named(data_dir, tmp_path):
+    # softmax and relu_squared bind the same axes (m, n): as undeclared kernels nothing but the
+    # benchmark name tells them apart, and that must be enough.
+    first = renamed_kernel_csv(tmp_path / "a.csv", "softmax", "mystery_softmax")
+    second = renamed_kernel_csv(tmp_path / "b.csv", "relu_squared", "mystery_relu")
+    merged = tmp_path / "both.csv"
+    merged.write_bytes(first.read_bytes() + second.read_bytes().split(b"\r\n", 1)[1])
+    report = import_liger(merged, data_dir)
+    assert [note.split(":")[0] for note in report.notes] == ["undeclared kernel mystery_relu",
+                                                             "undeclared kernel mystery_softmax"]
+    catalog = load_catalog(data_dir)
+    mystery = [catalog.operations["mystery-softmax"], catalog.operations["mystery-relu"]]
+    assert [op.metadata.labels["semantics"] for op in mystery] == ["undeclared", "undeclared"]
+    assert mystery[0].spec.axes.keys() == mystery[1].spec.axes.keys() == {"m", "n"}
+    assert mystery[0].digest != mystery[1].digest
+    assert mystery[0].spec.semantics.expression == "undeclared: liger-kernel-bench/mystery_softmax"
+    result = CliRunner().invoke(main, ["import", "liger", str(merged), "--data", str(data_dir)])
+    assert result.exit_code == 0 and "undeclared kernel mystery_softmax: imported as kernels/mystery-softmax.yaml" in result.output
+
+
+def test_a_parameter_the_catalogue_does_not_name_sets_the_row_aside(data_dir, tmp_path):
+    # Drift (a config key Liger adds later) never stops an import: the row waits for a declaration,
+    # the summary names it, and every other row is imported.
+    from site_builder.importers.liger import import_liger_with_outcome
+
+    sample = csv_slice(tmp_path / "softmax.csv", {"softmax"})
+    sample.write_bytes(sample.read_bytes().replace(b'{""M"": 2048', b'{""M"": 2048, ""G"": 3', 1))
+    report, outcome = import_liger_with_outcome(sample, data_dir)
+    [aside] = outcome.unmapped
+    assert aside.where == f"{sample.as_posix()}:2" and "softmax parameter 'G' has no axis in softmax" in aside.reason
+    assert len([p for p in report.written if p.startswith("runs/")]) == 71
+    assert any("not imported (1 row(s)" in line and "'G'" in line for line in outcome.lines())
 
 
 def test_hand_written_files_are_kept_and_stale_generated_ones_removed(data_dir, llama_csv):
@@ -172,9 +222,21 @@ def test_hand_written_files_are_kept_and_stale_generated_ones_removed(data_dir, 
 
 
 def test_missing_hand_written_files_are_named(data_dir, llama_csv):
-    (data_dir / "environments" / "liger-bench-nvidia-h100-80gb-hbm3.yaml").unlink()
-    with pytest.raises(ImporterError, match="missing: environments/liger-bench-nvidia-h100-80gb-hbm3.yaml"):
+    (data_dir / "sources" / "liger-kernel-bench.yaml").unlink()
+    with pytest.raises(ImporterError, match="missing: sources/liger-kernel-bench.yaml"):
         import_liger(llama_csv, data_dir)
+
+
+def test_an_unseen_gpu_gets_a_placeholder_environment_marked_undeclared(data_dir, llama_csv):
+    from site_builder.importers.liger import import_liger_with_outcome
+
+    (data_dir / "environments" / "liger-bench-nvidia-h100-80gb-hbm3.yaml").unlink()
+    report, outcome = import_liger_with_outcome(llama_csv, data_dir)
+    placeholder = read_document(data_dir / "environments" / "liger-bench-nvidia-h100-80gb-hbm3.yaml")
+    assert placeholder["metadata"]["labels"] == {"declared": "no", "generated_by": "kernelindex import liger"}
+    assert placeholder["spec"]["hardware"]["product"] == "NVIDIA H100 80GB HBM3"
+    assert outcome.placeholders == ["environments/liger-bench-nvidia-h100-80gb-hbm3.yaml"]
+    load_catalog(data_dir)
 
 
 def test_the_whole_csv_maps_to_distinct_bounded_names(tmp_path):

@@ -80,11 +80,14 @@ def workload_floor(*, hardware: str, bandwidth_gbps: float, inputs: Mapping[str,
                           flops=flops, flops_dtype=flops_dtype, peak_tflops=peak_tflops)
 
 
-def workload_bytes(inputs: Mapping[str, Mapping], outputs: Mapping[str, Mapping], headroom_inputs: Sequence[str] | None
-                   ) -> tuple[int, int]:
+def workload_bytes(inputs: Mapping[str, Mapping], outputs: Mapping[str, Mapping], headroom_inputs: Sequence[str] | None,
+                   excluded: Sequence[str] | None = None) -> tuple[int, int]:
     """(headroom-v1 bytes, bytes of every input and output): what a workload's floors count of its
-    tensors on any GPU (one count per workload, not per workload and GPU)."""
-    return headroom_v1_bytes(inputs, headroom_inputs), total_bytes(list(inputs.values()) + list(outputs.values()))
+    tensors on any GPU (one count per workload, not per workload and GPU). ``excluded``: inputs the
+    kernel need not read in full (a gather's table), left out so the floor stays a lower bound."""
+    skip = set(excluded or ())
+    counted = [tensor for name, tensor in inputs.items() if name not in skip] + list(outputs.values())
+    return headroom_v1_bytes(inputs, headroom_inputs), total_bytes(counted)
 
 
 def floor_of_bytes(*, hardware: str, bandwidth_gbps: float, byte_counts: tuple[int, int], flops: int | None = None,

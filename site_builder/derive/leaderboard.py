@@ -251,7 +251,8 @@ def _counts(workload: Entity, formulas: dict[str, Expression]) -> tuple[tuple[in
     """What a workload's floors count on any GPU: its ``workload_bytes``, its FLOPs and their dtype."""
     meta = workload.refs["operation"].metadata
     flops = _parsed(meta.flops, formulas).evaluate(workload.axes) if meta.flops else None
-    return workload_bytes(workload.inputs, workload.outputs, meta.headroomV1Inputs), flops, meta.flopsDtype
+    return (workload_bytes(workload.inputs, workload.outputs, meta.headroomV1Inputs, meta.floorExcludes), flops,
+            meta.flopsDtype)
 
 
 def _sheet(hardware: Entity) -> tuple[float, dict[str, float]]:

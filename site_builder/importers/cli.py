@@ -45,6 +45,8 @@ def liger(paths: tuple[Path, ...], data_dir: Path) -> None:
         raise click.ClickException(str(error)) from None
     for path in report.kept:
         click.echo(f"kept (hand-written): {path}")
+    for note in report.notes:
+        click.echo(note)
     for line in outcome.lines():
         click.echo(line)
     click.echo(f"{data_dir}: {report.summary()} in {time.perf_counter() - started:.1f} s")

@@ -10,10 +10,13 @@ Every row of the CSV becomes one BenchmarkRun (``runs/liger-kernel-bench/<kernel
 
 Around the runs it writes what they refer to: one WorkloadCase per distinct (kernel, axis values,
 dtype), so a shape reached from two sweeps (``H=8192`` at seq 2048 and ``T=2048`` at hidden 8192)
-is one workload; one ImplementationRevision per (provider, kernel); and, for each kernel nobody
-has curated, a minimal OperationSpec that says its semantics are not declared yet. Protocols,
-environments, projects and curated kernels are written by people and must already exist: the
-importer refers to them and never rewrites them (see ``output`` for the rules on files).
+is one workload; one ImplementationRevision per (provider, kernel). Which OperationSpec a row
+measured, and how its CSV parameters become that operation's axes, is the catalogue's
+(``liger_catalog``); a kernel the catalogue does not know still imports, with a generated
+OperationSpec marked undeclared (its identity names the benchmark, so it never shares a digest),
+and the import says what needs declaring. Protocols, environments, projects and declared kernels
+are written by people and must already exist: the importer refers to them and never rewrites them
+(see ``output`` for the rules on files).
 """
 
 from __future__ import annotations
@@ -27,17 +30,20 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from schemas.common import API_VERSION, SLUG_MAX, format_utc
 from schemas.kinds import model_for
 
+from .liger_catalog import SWEEP_KEYS, TORCH_DTYPES, LigerKernel, entry
 from .liger_inputs import CsvInput, Snapshot, discover
 from .liger_splits import Split, read_splits, split_for
 from .output import ImporterError, Plan, Report, apply, read_document
 
 IMPORTER = "kernelindex import liger"
+# semantics.expression of an undeclared kernel: the prefix, then the source benchmark it stands for.
+UNDECLARED_PREFIX = "undeclared: "
 SOURCE = "liger-kernel-bench"
 RUN_FOLDER = f"runs/{SOURCE}"
 # Rows only Liger's gh-pages branch published (its per-commit CI runs): their own source and folder.
@@ -48,9 +54,6 @@ HEADER = [
     "x_label", "x_value", "y_value_50", "y_value_20", "y_value_80", "extra_benchmark_config_str",
     "gpu_name", "timestamp", "liger_version",
 ]
-TORCH_DTYPES = {"torch.float32": "fp32", "torch.bfloat16": "bf16", "torch.float16": "fp16"}
-# Config keys that describe how a sweep was laid out, not the inputs (fused_moe names its x axis).
-SWEEP_KEYS = {"sweep_dim"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,52 +229,13 @@ class Binding:
     axes: dict[str, int]  # from the row, named as the operation names them; they make the external id
     implied: dict[str, int]  # axes the benchmark fixes without recording them (Llama 4 RoPE: batch 1)
     dtype: str
-    dtype_from_script: bool  # the CSV has no dtype; it comes from SCRIPT_DTYPES
+    dtype_from_script: bool  # the CSV has no dtype; it comes from the catalogue's script_dtype
     settings: dict[str, str]  # non-integer parameters (eps, hidden_act, ...)
     origins: dict[str, str]  # axis -> the CSV name it came from (for the generated kernel's text)
 
     @property
     def all_axes(self) -> dict[str, int]:
         return {**self.implied, **self.axes}
-
-
-@dataclass(frozen=True)
-class CuratedKernel:
-    """A kernel with a hand-written OperationSpec: the CSV's parameter names map onto its axes."""
-
-    operation: str
-    renames: Mapping[str, str]  # CSV name (x_name or config key) -> axis
-    name_parts: tuple[tuple[str, str], ...]  # (axis, abbreviation) in workload-name order
-    implied: Mapping[str, int] = field(default_factory=dict)
-    # Settings the spec's tensors presuppose (FNA declares biases, so bias must be true).
-    assumed: Mapping[str, Any] = field(default_factory=dict)
-
-
-CURATED = {
-    "llama4_rope": CuratedKernel(
-        operation="llama4-rope",
-        renames={"H": "hidden", "hidden_size": "hidden", "T": "seq", "seq_len": "seq",
-                 "num_q_heads": "q_heads", "num_kv_heads": "kv_heads"},
-        # benchmark_llama4_rope.py builds q as [1, seq, heads, head_dim].
-        implied={"batch": 1},
-        name_parts=(("batch", "b"), ("seq", "s"), ("hidden", "h"), ("q_heads", "q"), ("kv_heads", "kv")),
-    ),
-    "fused_neighborhood_attention": CuratedKernel(
-        operation="fused-neighborhood-attention",
-        renames={"seq_len": "seq", "batch_size": "batch", "hidden_size": "hidden", "num_heads": "heads",
-                 "kernel_size": "kernel_size", "dilation": "dilation"},
-        assumed={"bias": True},
-        name_parts=(("batch", "b"), ("seq", "s"), ("hidden", "h"), ("heads", "nh"), ("kernel_size", "k"),
-                    ("dilation", "d")),
-    ),
-}
-
-# The CSV records no dtype for these kernels; their benchmark scripts create the inputs in this
-# one (torch.randn's default fp32; the Megatron scripts pass torch.bfloat16 explicitly).
-SCRIPT_DTYPES = {
-    "cross_entropy": "fp32", "jsd": "fp32", "kl_div": "fp32", "tvd": "fp32",
-    "megatron_cross_entropy": "bf16", "megatron_rms_norm": "bf16", "megatron_swiglu": "bf16",
-}
 
 
 def _parameters(row: Row) -> tuple[dict[str, int], dict[str, Any]]:
@@ -293,81 +257,74 @@ def _setting_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _dtype(row: Row) -> tuple[str, bool]:
+def _dtype(row: Row, script_dtype: str | None) -> tuple[str, bool]:
     name = row.config.get("dtype")
     if name is not None:
         if name not in TORCH_DTYPES:
             raise ImporterError(f"line {row.line}: unknown dtype {name!r}")
         return TORCH_DTYPES[name], False
-    if row.kernel in SCRIPT_DTYPES:
-        return SCRIPT_DTYPES[row.kernel], True
-    raise ImporterError(f"line {row.line}: {row.kernel} rows carry no dtype and SCRIPT_DTYPES has none for it")
+    if script_dtype is not None:
+        return script_dtype, True
+    raise ImporterError(f"line {row.line}: {row.kernel} rows carry no dtype and its catalogue entry gives no "
+                        f"script_dtype (site_builder/importers/liger_catalog.py)")
 
 
-def bind_curated(row: Row, kernel: CuratedKernel) -> Binding:
+def _put(row: Row, axes: dict[str, int], origins: dict[str, str], axis: str, value: int, origin: str) -> None:
+    if axes.get(axis, value) != value:
+        raise ImporterError(f"line {row.line}: {row.kernel} gives {axis} two values")
+    axes[axis], origins[axis] = value, origin
+
+
+def bind_declared(row: Row, kernel: LigerKernel) -> Binding:
+    """A row of a catalogued kernel: every integer parameter lands on a declared axis, or it is an error."""
     integers, others = _parameters(row)
     axes: dict[str, int] = {}
     origins: dict[str, str] = {}
+    for axis, (left, right) in kernel.products.items():
+        if left in integers and right in integers:
+            _put(row, axes, origins, axis, integers.pop(left) * integers.pop(right), f"{left}·{right}")
+    settings: dict[str, str] = {}
     for key, value in integers.items():
-        if key not in kernel.renames:
-            raise ImporterError(f"line {row.line}: {row.kernel} parameter {key!r} has no axis in {kernel.operation}")
-        axis = kernel.renames[key]
-        if axes.get(axis, value) != value:
-            raise ImporterError(f"line {row.line}: {row.kernel} gives {axis} two values")
-        axes[axis], origins[axis] = value, key
+        if key in kernel.ignored:
+            continue
+        if key in kernel.integer_settings:
+            settings[_axis_name(key)] = _setting_text(value)
+            continue
+        if key not in kernel.axes:
+            raise ImporterError(f"line {row.line}: {row.kernel} parameter {key!r} has no axis in {kernel.operation}: "
+                                f"add it to its entry in site_builder/importers/liger_catalog.py")
+        _put(row, axes, origins, kernel.axes[key], value, key)
     for key, value in others.items():
-        if kernel.assumed.get(key, object()) != value:
-            raise ImporterError(f"line {row.line}: {kernel.operation} assumes {key} = {kernel.assumed.get(key)!r}, "
-                                f"the row has {value!r}")
-    dtype, from_script = _dtype(row)
+        if key in kernel.assumed:
+            if kernel.assumed[key] != value:
+                raise ImporterError(f"line {row.line}: {kernel.operation} assumes {key} = {kernel.assumed[key]!r}, "
+                                    f"the row has {value!r}")
+            continue
+        settings[_axis_name(key)] = _setting_text(value)
+    dtype, from_script = _dtype(row, kernel.script_dtype)
     return Binding(axes=axes, implied=dict(kernel.implied), dtype=dtype, dtype_from_script=from_script,
-                   settings={}, origins=origins)
+                   settings=settings, origins=origins)
 
 
 def _axis_name(key: str) -> str:
     return key.lower()
 
 
-def _generic_axes(row: Row, integers: dict[str, int], renames: Mapping[str, str] = {}) -> tuple[dict[str, int], dict[str, str]]:
+def bind_undeclared(row: Row) -> Binding:
+    """A row of a kernel the catalogue does not know: its integer parameters, lowercased, as axes."""
+    integers, others = _parameters(row)
     axes: dict[str, int] = {}
     origins: dict[str, str] = {}
     for key, value in integers.items():
-        axis = _axis_name(renames.get(key, key))
-        if axes.get(axis, value) != value:
-            raise ImporterError(f"line {row.line}: {row.kernel} gives {axis} two values")
-        axes[axis], origins[axis] = value, key
-    return axes, origins
-
-
-def _jsd_axes(row: Row, integers: dict[str, int]) -> tuple[dict[str, int], dict[str, str]]:
-    # Both jsd sweeps feed the loss a [B·T, V] pair of log-probabilities: the older V sweep records
-    # B and T, the newer BT sweep records B·T as x (its bsz and seq_len only bounded the sweep;
-    # benchmark_jsd.py builds torch.randn(BT, V)). So the axes are bt and v.
-    if row.x_name == "V":
-        return {"bt": integers["B"] * integers["T"], "v": integers["V"]}, {"bt": "B·T", "v": "V"}
-    return {"bt": integers["BT"], "v": integers["vocab_size"]}, {"bt": "BT", "v": "vocab_size"}
-
-
-# Generic kernels whose sweeps name one parameter two ways.
-AXIS_OVERRIDES: dict[str, Callable[[Row, dict[str, int]], tuple[dict[str, int], dict[str, str]]]] = {
-    "rope": lambda row, integers: _generic_axes(row, integers, {"H": "hidden_size", "T": "seq_len"}),
-    # Its later sweeps name the same two parameters H/T and hidden_size/seq_len, as rope's do.
-    "qwen2vl_mrope": lambda row, integers: _generic_axes(row, integers, {"H": "hidden_size", "T": "seq_len"}),
-    "jsd": _jsd_axes,
-}
-
-
-def bind_generic(row: Row) -> Binding:
-    integers, others = _parameters(row)
-    axes, origins = AXIS_OVERRIDES.get(row.kernel, _generic_axes)(row, integers)
-    dtype, from_script = _dtype(row)
+        _put(row, axes, origins, _axis_name(key), value, key)
+    dtype, from_script = _dtype(row, None)
     settings = {_axis_name(key): _setting_text(value) for key, value in others.items()}
     return Binding(axes=axes, implied={}, dtype=dtype, dtype_from_script=from_script, settings=settings, origins=origins)
 
 
 def bind(row: Row) -> Binding:
-    curated = CURATED.get(row.kernel)
-    return bind_curated(row, curated) if curated else bind_generic(row)
+    kernel = entry(row.kernel)
+    return bind_declared(row, kernel) if kernel else bind_undeclared(row)
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,7 +344,8 @@ def bounded(name: str, key: str) -> str:
 
 
 def operation_name(kernel: str) -> str:
-    return CURATED[kernel].operation if kernel in CURATED else slugify(kernel)
+    declared = entry(kernel)
+    return declared.operation if declared else slugify(kernel)
 
 
 def mode_segment(row: Row) -> str:
@@ -405,11 +363,14 @@ def external_id(row: Row, binding: Binding) -> str:
 
 
 def workload_name(operation: str, kernel: str, binding: Binding) -> str:
-    axes = binding.all_axes
-    if kernel in CURATED:
-        parts = [f"{short}{axes[axis]}" for axis, short in CURATED[kernel].name_parts]
+    declared = entry(kernel)
+    if declared and declared.name_parts:
+        axes = binding.all_axes
+        parts = [f"{short}{axes[axis]}" for axis, short in declared.name_parts]
     else:
-        parts = [f"{slugify(axis)}{value}" for axis, value in sorted(axes.items())]
+        # The row's own axes only: an implied axis (rope's batch 1) is the same for every row of
+        # the kernel, and leaving it out keeps the names the importer gave before it was declared.
+        parts = [f"{slugify(axis)}{value}" for axis, value in sorted(binding.axes.items())]
     text = "-".join([operation, *parts, binding.dtype])
     return bounded(slugify(text), text)
 
@@ -594,8 +555,9 @@ def workload_document(name: str, operation: str, kernel: str, binding: Binding) 
 
 def _ordered_axes(kernel: str, binding: Binding) -> list[tuple[str, int]]:
     axes = binding.all_axes
-    if kernel in CURATED:
-        return [(axis, axes[axis]) for axis, _ in CURATED[kernel].name_parts]
+    declared = entry(kernel)
+    if declared and declared.name_parts:
+        return [(axis, axes[axis]) for axis, _ in declared.name_parts]
     return sorted(axes.items())
 
 
@@ -636,14 +598,18 @@ def kernel_family(kernel: str) -> str:
 
 
 def generated_operation(kernel: str, origins: Mapping[str, set[str]]) -> dict[str, Any]:
-    """A minimal OperationSpec for a kernel nobody has curated: its axes, and honestly nothing else."""
+    """An OperationSpec for a kernel nobody has declared: its axes, and honestly nothing else.
+
+    Its identity names the Liger benchmark (``semantics.expression``), so two undeclared kernels
+    never share a digest or a comparison key even though neither declares a tensor shape.
+    """
     axes = ", ".join(f"`{axis}` ({' / '.join(sorted(origins[axis]))})" for axis in sorted(origins))
     description = (
-        f"The `{kernel}` benchmark of Liger-Kernel. What it computes is **not declared yet**: the "
-        f"single input `x` and output `y` are placeholders without a shape, and the semantics "
-        f"(including mutation) are not asserted, so no floor or FLOP count is derived for it. Its axes "
-        f"are the benchmark's integer parameters, named after the CSV's: {axes}. Written by "
-        f"`{IMPORTER}`; a curated OperationSpec in its place (without the generated_by label) is kept."
+        f"The `{kernel}` benchmark of Liger-Kernel, **awaiting a declaration**: nobody has yet written "
+        f"down what it computes (its tensors, their shapes and dtypes), so no floor is derived and its "
+        f"runs are kept off the record tables. Its axes are the benchmark's integer parameters, named "
+        f"after the CSV's: {axes}. To declare it, write this file by hand (without the generated_by "
+        f"label) and add `{kernel}` to site_builder/importers/liger_catalog.py."
     )
     metadata = {
         "name": operation_name(kernel),
@@ -658,7 +624,7 @@ def generated_operation(kernel: str, origins: Mapping[str, set[str]]) -> dict[st
         "axes": {axis: {"role": "variable"} for axis in sorted(origins)},
         "inputs": [{"name": "x", "tensor": {"shape": [], "dtype": "float"}}],
         "outputs": [{"name": "y", "tensor": {"shape": [], "dtype": "float"}}],
-        "semantics": {"determinism": "unspecified"},
+        "semantics": {"expression": f"{UNDECLARED_PREFIX}{SOURCE}/{kernel}", "determinism": "unspecified"},
     }
     return _envelope("OperationSpec", metadata, spec)
 
@@ -675,8 +641,9 @@ def required_files(rows: list[Row]) -> list[str]:
         needed.add(f"protocols/{protocol_name(row)}.yaml")
         needed.add(f"environments/{environment_name(row)}.yaml")
         needed.add(f"projects/{provider(row).project}.yaml")
-        if row.kernel in CURATED:
-            needed.add(f"kernels/{CURATED[row.kernel].operation}.yaml")
+        declared = entry(row.kernel)
+        if declared:
+            needed.add(f"kernels/{declared.operation}.yaml")
     return sorted(needed)
 
 
@@ -779,9 +746,6 @@ class Outcome:
                  f"({self.published - self.distinct - len(self.unmapped)} published more than once)"]
         for name, count in sorted(self.splits.items()):
             lines.append(f"protocol version {name}: {count} runs")
-        if self.generated_kernels:
-            lines.append(f"needs declaring: {len(self.generated_kernels)} kernel(s) have a generated spec "
-                         f"({', '.join(self.generated_kernels)})")
         for path in self.placeholders:
             lines.append(f"needs declaring: {path} (a placeholder was written)")
         reasons: dict[str, list[str]] = defaultdict(list)
@@ -812,11 +776,13 @@ def plan_import(rows: list[Row], data_dir: Path, outcome: Outcome | None = None)
     splits = read_splits(data_dir)
     rows, bindings = _bind_all(rows, outcome)
     rows = _same_axes(rows, bindings, outcome)
+    rows = _check_declared_axes(rows, bindings, data_dir, outcome)
     ids = _unique_ids(rows, {row.key: external_id(row, bindings[row.key]) for row in rows})
     names = _run_names(rows, ids)
     titles = _operation_titles(rows, data_dir)
     workloads: dict[str, tuple] = {}
     origins: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    series: dict[tuple[str, ...], list[tuple[str, str, str]]] = defaultdict(list)
     for row in rows:
         binding, operation = bindings[row.key], operation_name(row.kernel)
         workload = workload_name(operation, row.kernel, binding)
@@ -829,11 +795,16 @@ def plan_import(rows: list[Row], data_dir: Path, outcome: Outcome | None = None)
         if protocol != protocol_name(row):
             outcome.splits[protocol] = outcome.splits.get(protocol, 0) + 1
         run = run_document(row, binding, names[row.key], titles[row.kernel], workload, protocol, ids[row.key])
-        plan.add(f"{run_folder(row)}/{operation}/{names[row.key]}.yaml", run)
+        path = f"{run_folder(row)}/{operation}/{names[row.key]}.yaml"
+        plan.add(path, run)
+        if not row.in_curated:
+            series[(run["spec"]["implementation"], workload, protocol, run["spec"]["environment"])].append(
+                (run["spec"]["observedAt"], names[row.key], path))
         for axis, origin in binding.origins.items():
             origins[row.kernel][axis].add(origin)
+    _chain_series(plan, series)
     for kernel, kernel_origins in sorted(origins.items()):
-        if kernel not in CURATED:
+        if entry(kernel) is None:
             plan.add(f"kernels/{operation_name(kernel)}.yaml", generated_operation(kernel, kernel_origins))
             outcome.generated_kernels.append(kernel)
     for path in _missing(rows, data_dir):
@@ -842,6 +813,49 @@ def plan_import(rows: list[Row], data_dir: Path, outcome: Outcome | None = None)
             outcome.placeholders.append(path)
     _validate(plan)
     return plan
+
+
+def _check_declared_axes(rows: list[Row], bindings: dict[int, Binding], data_dir: Path,
+                         outcome: Outcome) -> list[Row]:
+    """A declared kernel's rows must bind exactly its variable axes, or its workloads would not load:
+    a row that does not (a renamed config key the catalogue does not map yet) is set aside."""
+    kept = []
+    variables: dict[str, set[str] | None] = {}
+    for row in rows:
+        declared = entry(row.kernel)
+        if declared is None:
+            kept.append(row)
+            continue
+        if declared.operation not in variables:
+            document = read_document(data_dir / "kernels" / f"{declared.operation}.yaml")
+            axes = ((document or {}).get("spec") or {}).get("axes")
+            # A missing or unreadable file is _check_required's (or validate's) to report.
+            variables[declared.operation] = None if not isinstance(axes, dict) else {
+                name for name, axis in axes.items() if isinstance(axis, dict) and axis.get("role") == "variable"}
+        bound = set(bindings[row.key].all_axes)
+        if variables[declared.operation] is not None and bound != variables[declared.operation]:
+            outcome.unmapped.append(Unmapped(row.where, (
+                f"{row.kernel} binds axes {', '.join(sorted(bound))} but "
+                f"kernels/{declared.operation}.yaml declares the variable axes "
+                f"{', '.join(sorted(variables[declared.operation] or ()))}: map them in liger_catalog.py")))
+            continue
+        kept.append(row)
+    return kept
+
+
+def undeclared_kernels(rows: list[Row]) -> list[str]:
+    """The kernel names of ``rows`` the catalogue does not know: each needs a declaration."""
+    return sorted({row.kernel for row in rows if entry(row.kernel) is None})
+
+
+def _chain_series(plan: Plan, series: dict[tuple[str, ...], list[tuple[str, str, str]]]) -> None:
+    """Each CI run supersedes the previous measurement of its series (same implementation, workload,
+    protocol and GPU), so a comparison group ranks the latest snapshot and lists the older weeks as
+    superseded; the history chart still shows every one."""
+    for points in series.values():
+        points.sort()
+        for (_, previous, _), (_, _, path) in zip(points, points[1:]):
+            plan.documents[PurePosixPath(path)]["spec"]["supersedes"] = previous
 
 
 def _unique_ids(rows: list[Row], ids: dict[int, str]) -> dict[int, str]:
@@ -861,10 +875,10 @@ def _unique_ids(rows: list[Row], ids: dict[int, str]) -> dict[int, str]:
 
 def _same_axes(rows: list[Row], bindings: dict[int, Binding], outcome: Outcome) -> list[Row]:
     """One OperationSpec per kernel, so every row of a generated kernel must bind the same axes: the
-    rows of the shape most rows have are kept, the others set aside until AXIS_OVERRIDES maps them."""
+    rows of the shape most rows have are kept, the others set aside until liger_catalog.py declares the kernel."""
     shapes: dict[str, dict[tuple[str, ...], list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        if row.kernel not in CURATED:
+        if entry(row.kernel) is None:
             shapes[row.kernel][tuple(sorted(bindings[row.key].axes))].append(row)
     dropped: set[int] = set()
     for kernel, by_shape in shapes.items():
@@ -874,7 +888,7 @@ def _same_axes(rows: list[Row], bindings: dict[int, Binding], outcome: Outcome) 
         for axes, sharing in by_shape.items():
             if axes != kept:
                 reason = (f"{kernel} binds axes {', '.join(axes)} where its other rows bind {', '.join(kept)}: "
-                          "add an entry to AXIS_OVERRIDES")
+                          "declare it in liger_catalog.py")
                 outcome.unmapped.extend(Unmapped(row.where, reason) for row in sharing)
                 dropped.update(row.key for row in sharing)
     return [row for row in rows if row.key not in dropped]
@@ -918,4 +932,9 @@ def import_liger_with_outcome(paths: Path | list[Path], data_dir: Path,
                       unmapped=list(reading.unmapped))
     _check_required(reading.rows, data_dir)
     plan = plan_import(reading.rows, data_dir, outcome)
-    return apply(plan, data_dir, prune_under=_prune_folders(reading.rows, data_dir)), outcome
+    report = apply(plan, data_dir, prune_under=_prune_folders(reading.rows, data_dir))
+    report.notes.extend(
+        f"undeclared kernel {kernel}: imported as kernels/{operation_name(kernel)}.yaml (awaiting a declaration); "
+        f"declare its tensors there and add it to site_builder/importers/liger_catalog.py"
+        for kernel in outcome.generated_kernels)
+    return report, outcome

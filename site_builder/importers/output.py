@@ -58,6 +58,7 @@ class Report:
     unchanged: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # a person's file where the importer would write
     removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what a person must act on (e.g. a kernel to declare)
 
     def summary(self) -> str:
         return (f"{len(self.written)} written, {len(self.unchanged)} unchanged, "
