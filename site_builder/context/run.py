@@ -16,6 +16,7 @@ from ..views import (
     RunDetails, RunPage,
 )
 from .common import ViewFactory, as_float, unchecked, unchecked_page
+from .timeline import timeline_view
 
 # Timing statistics in the order a reader scans them.
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
@@ -146,4 +147,5 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) ->
                            improvement=as_float(event.improvement)) for event in cohort.history],
         history_chart=history_chart(cohort.history, factory.implementation_titles),
         other_groups=len(siblings) - 1,
+        timeline=timeline_view(factory, cohort),
     )

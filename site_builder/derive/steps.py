@@ -1,0 +1,149 @@
+"""Sustained step changes in a series of measurements over time (pure functions).
+
+A series is one implementation's median, snapshot after snapshot, of one kernel × workload × GPU
+× pass × protocol. Liger's weekly CI series are noisy in two ways a detector must not mistake for
+a change: single weeks that jump and come back (a softmax backward series swings 43 → 124 µs),
+and a spread that differs a lot between series (about 6 % week to week typically, 35 % at the
+90th percentile). So the detector works on log values (a step is a ratio), measures each series'
+own noise robustly, and asks of a step that it is sustained, large beside that noise, and
+consistent (most points on each side lie on their side of the step).
+
+The approach, in the spirit of asv's step detection (a piecewise-constant fit whose every step
+must pay for itself against the series' noise) but not its algorithm: binary segmentation.
+
+1. ``noise``: the series' spread, from the median absolute difference of successive log values
+   (a step moves one difference only, so it barely moves this; a scaled MAD, so single wild weeks
+   don't either).
+2. In a segment, the split that best separates two constant levels (least squares on logs, each
+   side at least ``MIN_RUN`` points); it is kept when the levels' medians differ by at least
+   ``MIN_CHANGE`` and by ``Z`` standard errors of the noise, and at least ``CONSISTENCY`` of the
+   points on each side sit on their side of the midpoint. Then each side is searched again.
+3. Each kept split is reported with the medians of the segments either side of it.
+
+``attribute`` then says whether a step belongs to the implementation or to the host: when the
+baseline implementations, measured in the same snapshots as the two levels either side of the
+step, moved the same way, the benchmark host changed, not the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import median
+
+MIN_RUN = 3  # points each side of a step: two weeks in a row can still be one noisy fortnight
+MIN_CHANGE = math.log(1.10)  # steps under 10 % are within what one host drifts between weeks
+Z = 4.0  # standard errors of the level difference
+CONSISTENCY = 0.75  # share of each side's points on that side of the midpoint between the levels
+NOISE_FLOOR = 0.01  # log units: a series that never moves still has timer noise of about 1 %
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int  # the first point after the step
+    before: float  # median of the segment before (the series' own unit)
+    after: float  # median of the segment after
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before
+
+
+
+def noise(logs: Sequence[float]) -> float:
+    """The series' week-to-week spread in log units: 1.4826 × the median |successive difference| / √2
+    (the standard deviation of one point, for normal noise), at least ``NOISE_FLOOR``."""
+    if len(logs) < 2:
+        return NOISE_FLOOR
+    differences = [abs(b - a) for a, b in zip(logs, logs[1:])]
+    return max(1.4826 * median(differences) / math.sqrt(2), NOISE_FLOOR)
+
+
+def _best_split(logs: Sequence[float], start: int, stop: int, min_run: int) -> int | None:
+    """The split k (start + min_run <= k <= stop - min_run) with the least squared error of two levels."""
+    if stop - start < 2 * min_run:
+        return None
+    prefix, squares = [0.0], [0.0]
+    for value in logs[start:stop]:
+        prefix.append(prefix[-1] + value)
+        squares.append(squares[-1] + value * value)
+    count = stop - start
+
+    def cost(a: int, b: int) -> float:
+        n = b - a
+        total = prefix[b] - prefix[a]
+        return squares[b] - squares[a] - total * total / n
+
+    best, best_cost = None, math.inf
+    for k in range(min_run, count - min_run + 1):
+        split_cost = cost(0, k) + cost(k, count)
+        if split_cost < best_cost - 1e-15:
+            best, best_cost = start + k, split_cost
+    return best
+
+
+def _significant(logs: Sequence[float], start: int, split: int, stop: int, sigma: float) -> bool:
+    left, right = logs[start:split], logs[split:stop]
+    low, high = median(left), median(right)
+    change = high - low
+    if abs(change) < MIN_CHANGE:
+        return False
+    if abs(change) < Z * sigma * math.sqrt(1 / len(left) + 1 / len(right)):
+        return False
+    middle = (low + high) / 2
+    if change > 0:
+        on_side = sum(v < middle for v in left) / len(left), sum(v > middle for v in right) / len(right)
+    else:
+        on_side = sum(v > middle for v in left) / len(left), sum(v < middle for v in right) / len(right)
+    return min(on_side) >= CONSISTENCY
+
+
+def detect_steps(values: Sequence[float], min_run: int = MIN_RUN) -> list[Step]:
+    """The sustained steps of ``values`` (positive, in time order), earliest first."""
+    if len(values) < 2 * min_run or any(not (v > 0) for v in values):
+        return []
+    logs = [math.log(v) for v in values]
+    sigma = noise(logs)
+    splits: list[int] = []
+    pending = [(0, len(logs))]
+    while pending:
+        start, stop = pending.pop()
+        split = _best_split(logs, start, stop, min_run)
+        if split is None or not _significant(logs, start, split, stop, sigma):
+            continue
+        splits.append(split)
+        pending.extend(((start, split), (split, stop)))
+    splits.sort()
+    bounds = [0, *splits, len(values)]
+    return [Step(index=bounds[i + 1], before=median(values[bounds[i]:bounds[i + 1]]),
+                 after=median(values[bounds[i + 1]:bounds[i + 2]]))
+            for i in range(len(splits))]
+
+
+@dataclass(frozen=True)
+class Attributed:
+    step: Step
+    cause: str  # "implementation" or "host"
+    baselines: tuple[str, ...]  # the baseline series that moved with it (names)
+
+
+def level_change(before: Sequence[float], after: Sequence[float]) -> float | None:
+    """log(median after / median before), or None when either side is empty."""
+    if not before or not after:
+        return None
+    return math.log(median(after) / median(before))
+
+
+def attribute(step: Step, baseline_changes: dict[str, float | None]) -> Attributed:
+    """Who a step belongs to. ``baseline_changes``: for each baseline series of the same group, its
+    own level change between the same snapshots as the step's two segments (``level_change``; None
+    where it was not measured on both sides). When at least half of those measured moved the same
+    way by at least half as much (and by ``MIN_CHANGE``), the host changed, not the implementation."""
+    change = math.log(step.after / step.before)
+    seen = {name: moved for name, moved in baseline_changes.items() if moved is not None}
+    moved = tuple(sorted(name for name, other in seen.items()
+                         if other * change > 0 and abs(other) >= max(abs(change) / 2, MIN_CHANGE)))
+    if moved and len(moved) * 2 >= len(seen):
+        return Attributed(step, "host", moved)
+    return Attributed(step, "implementation", ())
