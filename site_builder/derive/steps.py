@@ -9,16 +9,18 @@ own noise robustly, and asks of a step that it is sustained, large beside that n
 consistent (most points on each side lie on their side of the step).
 
 The approach, in the spirit of asv's step detection (a piecewise-constant fit whose every step
-must pay for itself against the series' noise) but not its algorithm: binary segmentation.
+must pay for itself against the series' noise), written independently:
 
 1. ``noise``: the series' spread, from the median absolute difference of successive log values
    (a step moves one difference only, so it barely moves this; a scaled MAD, so single wild weeks
    don't either).
-2. In a segment, the split that best separates two constant levels (least squares on logs, each
-   side at least ``MIN_RUN`` points); it is kept when the levels' medians differ by at least
+2. Candidate splits: the piecewise-constant fit of the logs (least squares, each segment at least
+   ``MIN_RUN`` points) with a penalty per split that grows with the noise (``_partition``).
+3. Each candidate is judged against its neighbouring segments: the medians must differ by at least
    ``MIN_CHANGE`` and by ``Z`` standard errors of the noise, and at least ``CONSISTENCY`` of the
-   points on each side sit on their side of the midpoint. Then each side is searched again.
-3. Each kept split is reported with the medians of the segments either side of it.
+   points on each side must sit on their side of the midpoint. The weakest failing split is
+   dropped and the rest judged again, until all pass; each is reported with the medians of the
+   segments either side of it.
 
 ``attribute`` then says whether a step belongs to the implementation or to the host: when the
 baseline implementations, measured in the same snapshots as the two levels either side of the
@@ -37,6 +39,7 @@ MIN_CHANGE = math.log(1.10)  # steps under 10 % are within what one host drifts 
 Z = 4.0  # standard errors of the level difference
 CONSISTENCY = 0.75  # share of each side's points on that side of the midpoint between the levels
 NOISE_FLOOR = 0.01  # log units: a series that never moves still has timer noise of about 1 %
+PENALTY = 3.0  # × σ² × ln n per split in the fit: candidate splits only, each then judged as above
 
 
 @dataclass(frozen=True)
@@ -60,43 +63,51 @@ def noise(logs: Sequence[float]) -> float:
     return max(1.4826 * median(differences) / math.sqrt(2), NOISE_FLOOR)
 
 
-def _best_split(logs: Sequence[float], start: int, stop: int, min_run: int) -> int | None:
-    """The split k (start + min_run <= k <= stop - min_run) with the least squared error of two levels."""
-    if stop - start < 2 * min_run:
-        return None
+def _partition(logs: Sequence[float], min_run: int, penalty: float) -> list[int]:
+    """Optimal partitioning: the split points (each segment at least ``min_run`` long) minimising the
+    squared error of a constant level per segment plus ``penalty`` per split, by dynamic programming
+    over prefix sums (O(n²): Liger's series have about 40 points)."""
+    n = len(logs)
     prefix, squares = [0.0], [0.0]
-    for value in logs[start:stop]:
+    for value in logs:
         prefix.append(prefix[-1] + value)
         squares.append(squares[-1] + value * value)
-    count = stop - start
 
     def cost(a: int, b: int) -> float:
-        n = b - a
         total = prefix[b] - prefix[a]
-        return squares[b] - squares[a] - total * total / n
+        return squares[b] - squares[a] - total * total / (b - a)
 
-    best, best_cost = None, math.inf
-    for k in range(min_run, count - min_run + 1):
-        split_cost = cost(0, k) + cost(k, count)
-        if split_cost < best_cost - 1e-15:
-            best, best_cost = start + k, split_cost
-    return best
+    best = [math.inf] * (n + 1)
+    previous = [0] * (n + 1)
+    best[0] = -penalty  # the first segment pays no split
+    for end in range(min_run, n + 1):
+        for start in range(0, end - min_run + 1):
+            if best[start] == math.inf or (0 < start < min_run):
+                continue
+            candidate = best[start] + cost(start, end) + penalty
+            if candidate < best[end] - 1e-15:
+                best[end], previous[end] = candidate, start
+    splits, end = [], n
+    while end > 0:
+        end = previous[end]
+        if end > 0:
+            splits.append(end)
+    return sorted(splits)
 
 
-def _significant(logs: Sequence[float], start: int, split: int, stop: int, sigma: float) -> bool:
+def _strength(logs: Sequence[float], start: int, split: int, stop: int, sigma: float) -> float:
+    """How far the level change at ``split`` (between the segments [start, split) and [split, stop))
+    clears the bar: above 1 it is a step (see the module's rules); 0 when it is not consistent."""
     left, right = logs[start:split], logs[split:stop]
     low, high = median(left), median(right)
     change = high - low
-    if abs(change) < MIN_CHANGE:
-        return False
-    if abs(change) < Z * sigma * math.sqrt(1 / len(left) + 1 / len(right)):
-        return False
+    bar = max(MIN_CHANGE, Z * sigma * math.sqrt(1 / len(left) + 1 / len(right)))
     middle = (low + high) / 2
     if change > 0:
         on_side = sum(v < middle for v in left) / len(left), sum(v > middle for v in right) / len(right)
     else:
         on_side = sum(v > middle for v in left) / len(left), sum(v < middle for v in right) / len(right)
-    return min(on_side) >= CONSISTENCY
+    return abs(change) / bar if min(on_side) >= CONSISTENCY else 0.0
 
 
 def detect_steps(values: Sequence[float], min_run: int = MIN_RUN) -> list[Step]:
@@ -105,16 +116,16 @@ def detect_steps(values: Sequence[float], min_run: int = MIN_RUN) -> list[Step]:
         return []
     logs = [math.log(v) for v in values]
     sigma = noise(logs)
-    splits: list[int] = []
-    pending = [(0, len(logs))]
-    while pending:
-        start, stop = pending.pop()
-        split = _best_split(logs, start, stop, min_run)
-        if split is None or not _significant(logs, start, split, stop, sigma):
-            continue
-        splits.append(split)
-        pending.extend(((start, split), (split, stop)))
-    splits.sort()
+    splits = _partition(logs, min_run, PENALTY * sigma * sigma * math.log(len(logs)))
+    # Drop the weakest split that does not clear the bar, and judge the others again against their
+    # (now longer) neighbouring segments, until every split left is a step.
+    while splits:
+        bounds = [0, *splits, len(logs)]
+        strengths = [_strength(logs, bounds[i], bounds[i + 1], bounds[i + 2], sigma) for i in range(len(splits))]
+        weakest = min(range(len(splits)), key=lambda i: strengths[i])
+        if strengths[weakest] >= 1:
+            break
+        del splits[weakest]
     bounds = [0, *splits, len(values)]
     return [Step(index=bounds[i + 1], before=median(values[bounds[i]:bounds[i + 1]]),
                  after=median(values[bounds[i + 1]:bounds[i + 2]]))
