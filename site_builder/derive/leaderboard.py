@@ -27,7 +27,7 @@ from .model import RunFacts
 from .ranking import RankedRow, rank_runs
 from .scaling import Scaling, ScalingInput, scaling_series
 from .staleness import is_stale
-from .timeline import MIN_POINTS, DetectedStep, PointFacts, Timeline, timeline
+from .timeline import MIN_POINTS, DetectedStep, PointFacts, Timeline, host_wide, timeline
 from .usability import Usability, install_command, measured_version, usability
 
 
@@ -143,7 +143,9 @@ class Leaderboard:
     @cached_property
     def timelines(self) -> dict[str, Timeline]:
         """Cohort key -> its timeline, for the groups where an implementation was measured twice or
-        more (Liger's weekly CI series); computed once, before the pages are built."""
+        more (Liger's weekly CI series); computed once, before the pages are built. A step the
+        group's own baselines do not explain is put down to the host when the baselines of its GPU
+        as a whole moved the same way at that snapshot (``host_wide``)."""
         found: dict[str, Timeline] = {}
         for key, cohort in self.cohorts.items():
             if len(cohort.runs) < MIN_POINTS or len({run.implementation for run in cohort.runs}) == len(cohort.runs):
@@ -152,7 +154,7 @@ class Leaderboard:
             made = timeline(key, cohort.runs, facts)
             if made is not None:
                 found[key] = made
-        return found
+        return host_wide(found, {key: self.cohorts[key].environment for key in found})
 
     @cached_property
     def steps(self) -> list[DetectedStep]:

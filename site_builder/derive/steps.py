@@ -158,3 +158,31 @@ def attribute(step: Step, baseline_changes: dict[str, float | None]) -> Attribut
     if moved and len(moved) * 2 >= len(seen):
         return Attributed(step, "host", moved)
     return Attributed(step, "implementation", ())
+
+
+HOST_WINDOW = 3  # points each side of a snapshot when asking whether a baseline moved there
+HOST_SHARE = 0.2  # share of a GPU's baseline series that moved one way at one snapshot ...
+HOST_SKEW = 4.0  # ... at least this many times the share that moved the other way
+
+
+def moves_at(values: Sequence[float], window: int = HOST_WINDOW) -> list[tuple[int, float]]:
+    """(index, log change of the median of ``window`` points from there on over the ``window``
+    before) at every index with ``window`` points on each side: how a series moved at each point."""
+    return [(index, level_change(values[index - window:index], values[index:index + window]))  # type: ignore[misc]
+            for index in range(window, len(values) - window + 1)]
+
+
+def host_shift(changes: Sequence[float]) -> int:
+    """Whether the baselines of one GPU moved together at one snapshot, from each series' log change
+    there: +1 (slower), -1 (faster) or 0. Code that did not change between two snapshots moves
+    either way by noise alone, about as often up as down; when a fifth or more of the baselines
+    moved one way by ``MIN_CHANGE`` and four times fewer the other way, the host changed."""
+    if not changes:
+        return 0
+    up = sum(change >= MIN_CHANGE for change in changes) / len(changes)
+    down = sum(change <= -MIN_CHANGE for change in changes) / len(changes)
+    if up >= HOST_SHARE and up >= HOST_SKEW * down:
+        return 1
+    if down >= HOST_SHARE and down >= HOST_SKEW * up:
+        return -1
+    return 0

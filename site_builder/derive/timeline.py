@@ -12,11 +12,11 @@ Pure given the run facts and what their files say (``PointFacts``), so it is tes
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from .model import RunFacts
-from .steps import Step, attribute, detect_steps, level_change
+from .steps import Step, attribute, detect_steps, host_shift, level_change, moves_at
 
 MIN_POINTS = 2  # a timeline needs one implementation measured at two moments at least
 
@@ -50,8 +50,8 @@ class DetectedStep:
     step: Step
     before: TimelinePoint  # the last point before the step
     after: TimelinePoint  # the first point after it
-    cause: str  # "implementation" or "host"
-    baselines: tuple[str, ...]  # baseline implementations that stepped with it
+    cause: str  # "implementation", "host" (the group's baselines moved too) or "host-wide" (the GPU's did)
+    baselines: tuple[str, ...]  # baseline implementations of the group that moved with it
 
     @property
     def regression(self) -> bool:
@@ -96,3 +96,29 @@ def timeline(cohort: str, runs: Iterable[RunFacts], facts: Mapping[str, PointFac
             steps.append(DetectedStep(cohort, name, step, before, after, verdict.cause, verdict.baselines))
     steps.sort(key=lambda s: (s.after.at, s.implementation))
     return Timeline(cohort, series, steps)
+
+
+def host_wide(timelines: dict[str, Timeline], environments: Mapping[str, str]) -> dict[str, Timeline]:
+    """The timelines with each step that only its implementation made (as far as its own group
+    can tell) put down to the host when the baselines of every group on the same environment moved
+    the same way at the same snapshot (``steps.host_shift``). Times and memory are judged apart:
+    memory, which barely moves, would hide a shift of the times among its unmoving series."""
+    changes: dict[tuple[str, str, str | None], list[float]] = {}
+    for key, line in timelines.items():
+        for points in line.series.values():
+            if not points[0].run.baseline:
+                continue
+            for index, change in moves_at([p.value for p in points]):
+                changes.setdefault((environments[key], points[index].facts.place, points[0].run.unit), []).append(change)
+    shifts = {place: host_shift(found) for place, found in changes.items()}
+    result = {}
+    for key, line in timelines.items():
+        steps = []
+        for step in line.steps:
+            direction = 1 if step.regression else -1
+            where = (environments[key], step.after.facts.place, step.after.run.unit)
+            if step.cause == "implementation" and shifts.get(where) == direction:
+                step = replace(step, cause="host-wide")
+            steps.append(step)
+        result[key] = replace(line, steps=steps)
+    return result

@@ -119,7 +119,8 @@ def step_entries(board: Leaderboard, titles) -> list[FeedEntry]:
         before, after = measure(step.step.before, run.unit), measure(step.step.after, run.unit)
         change = "regression" if step.regression else "improvement"
         moved = [board.catalog.implementations[name].metadata.title or name for name in step.baselines]
-        cause = (f"the benchmark host changed ({', '.join(moved)} moved too)" if step.cause == "host"
+        cause = (f"the benchmark host changed ({', '.join(moved)} moved too)" if step.cause == "host" else
+                 "the benchmark host changed (the baselines on this GPU moved the same way)" if step.cause == "host-wide"
                  else f"{impl} changed")
         commits = ""
         if step.before.facts.commit and step.after.facts.commit and step.before.facts.commit != step.after.facts.commit:

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from site_builder.derive.steps import MIN_RUN, Step, attribute, detect_steps, level_change, noise
-from site_builder.derive.timeline import PointFacts, timeline
+from site_builder.derive.steps import MIN_RUN, Step, attribute, detect_steps, host_shift, level_change, moves_at, noise
+from site_builder.derive.timeline import PointFacts, host_wide, timeline
 
 from conftest import make_run
 
@@ -123,3 +123,29 @@ def test_a_group_measured_once_per_implementation_has_no_timeline():
 @pytest.mark.parametrize("values", [[0.0] * 8, [1.0, -1.0] * 4])
 def test_non_positive_values_have_no_steps(values):
     assert detect_steps(values) == []
+
+
+def test_moves_at_compares_the_windows_either_side_of_each_point():
+    moves = moves_at([1.0, 1.0, 1.0, 2.0, 2.0, 2.0])
+    assert moves == [(3, pytest.approx(math.log(2)))]
+
+
+def test_host_shift_needs_many_baselines_moving_one_way():
+    up, flat, down = math.log(1.3), 0.0, math.log(0.7)
+    assert host_shift([up] * 3 + [flat] * 7) == 1  # 30 % up, none down
+    assert host_shift([down] * 3 + [flat] * 7) == -1
+    assert host_shift([up] * 3 + [down] * 3 + [flat] * 4) == 0  # noise moves both ways
+    assert host_shift([up] * 1 + [flat] * 9) == 0  # 10 %: too few
+    assert host_shift([]) == 0
+
+
+def test_host_wide_reattributes_a_lone_step_when_the_gpus_baselines_moved():
+    liger, liger_facts = _series("liger", [50.0] * 8 + [80.0] * 8)  # a group without baselines
+    torch, torch_facts = _series("torch", [20.0] * 8 + [30.0] * 8, baseline=True)  # another group
+    alone = timeline("a", liger, liger_facts)
+    other = timeline("b", torch, torch_facts)
+    assert alone.steps[0].cause == "implementation"
+    moved = host_wide({"a": alone, "b": other}, {"a": "h100", "b": "h100"})
+    assert moved["a"].steps[0].cause == "host-wide"
+    elsewhere = host_wide({"a": alone, "b": other}, {"a": "h100", "b": "a100"})  # another GPU's host
+    assert elsewhere["a"].steps[0].cause == "implementation"
