@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 OUTPUT_FORMAT ?= text
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build site-size serve bench clean
+.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build site-size serve bench clean import-liger
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -75,6 +75,12 @@ test: install-kernels install-browser ## Run every test (kernels on the CPU, bro
 
 test-site: install ## Run the tests that need neither torch nor a browser (what a data PR's CI runs)
 	$(BIN)/python -m pytest -m "not kernels and not browser" $(PYTEST_ARGS)
+
+# Liger-Kernel's gh-pages history, kept beside the checkout (CI has ../shared too).
+LIGER_HISTORY ?= ../shared/data/liger-gh-pages
+
+import-liger: install ## Re-import Liger-Kernel's CSV and its gh-pages history (LIGER_HISTORY=...) into data/
+	$(KI) import liger $(DATA)/sources/liger-kernel-bench/all_benchmark_data.csv $(LIGER_HISTORY) --data $(DATA)
 
 build: install ## Build the site from data/ into site/ (redoes only what changed; see README)
 	$(KI) build --data $(DATA) --out $(SITE)$(if $(BASE_URL), --base-url '$(BASE_URL)')$(if $(REPOSITORY), --repository '$(REPOSITORY)')$(if $(COMMIT), --commit '$(COMMIT)')

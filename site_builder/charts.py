@@ -163,3 +163,50 @@ def _history_frame(unit: str, date_format: str) -> dict[str, Any]:
 
 def _distinct(labels: list[str], names: list[str]) -> list[str]:
     return [f"{label} ({name})" if labels.count(label) > 1 else label for label, name in zip(labels, names)]
+
+
+def display_unit(values: Sequence[float], unit: str) -> tuple[str, float]:
+    """(the unit a chart shows, the divisor from ``unit``): times in µs or ms, anything else as it is."""
+    return _time_unit(values) if unit == "ns" and values else (unit, 1.0)
+
+
+def timeline_spec(series: Sequence[Any], steps: Sequence[Any], unit: str) -> dict[str, Any]:
+    """A group's history over time (``views.TimelineSeries``): per implementation the median as a
+    line over its p20-p80 band, and a rule at each detected step; the rows are the table's."""
+    values = [p.value for s in series for p in s.points]
+    shown, scale = display_unit(values, unit)
+    rows: list[dict[str, Any]] = []
+    for s in series:
+        for p in s.points:
+            rows.append({"kind": "point", "series": s.name, "date": p.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         "value": p.value / scale, "low": (p.low if p.low is not None else p.value) / scale,
+                         "high": (p.high if p.high is not None else p.value) / scale,
+                         "release": p.release or "", "snapshot": p.place})
+    for step in steps:
+        rows.append({"kind": "step", "series": step.implementation, "date": step.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     "value": step.after / scale, "low": step.before / scale, "high": step.after / scale,
+                     "release": "", "snapshot": f"{step.from_place} → {step.to_place} ({step.cause})"})
+    frame = _timeline_frame(shown)
+    return {**frame, "data": {"values": rows}}
+
+
+@cache
+def _timeline_frame(unit: str) -> dict[str, Any]:
+    """The timeline's Vega-Lite spec without data, built once per unit (see ``_history_frame``)."""
+    alt = _altair()
+    base = alt.Chart(alt.Data(values=[]))
+    x = alt.X("date:T", title="observed")
+    color = alt.Color("series:N", scale=alt.Scale(scheme="tableau10"))
+    points = alt.datum.kind == "point"
+    band = base.transform_filter(points).mark_area(opacity=0.2, interpolate="step-after").encode(
+        x=x, y=alt.Y("low:Q", title=f"median ({unit}), band p20-p80", scale=alt.Scale(zero=False)), y2="high:Q", color=color)
+    line = base.transform_filter(points).mark_line(point=True, strokeWidth=2).encode(
+        x=x, y="value:Q", color=color,
+        tooltip=[alt.Tooltip("series:N", title="implementation"), alt.Tooltip("date:T", format="%Y-%m-%d"),
+                 alt.Tooltip("value:Q", title=f"median ({unit})", format=".4~r"), alt.Tooltip("release:N"),
+                 alt.Tooltip("snapshot:N")])
+    rules = base.transform_filter(alt.datum.kind == "step").mark_rule(strokeDash=[4, 3], color="#d62728").encode(
+        x=x, tooltip=[alt.Tooltip("series:N", title="step in"), alt.Tooltip("snapshot:N", title="between")])
+    frame = _config(alt.layer(band, line, rules)).to_dict(validate=False)
+    frame.pop("data", None)
+    return frame

@@ -23,6 +23,7 @@ from pydantic_core import to_jsonable_python
 
 from . import formatting, urls
 from .chart_svg import ChartRenderer, spec_json
+from .timeline_svg import timeline_svg
 from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
 from .derive.staleness import STALE_AFTER_DAYS
@@ -346,7 +347,7 @@ class Renderer:
         )
         self.env.tests["latency_metric"] = lambda metric: bool(metric) and metric.startswith("latency:")
         self._rows = RowSplicer(self._render, urls.relative)
-        self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,
+        self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, timeline_svg=timeline_svg, spec_json=spec_json, series_rows=series_rows,
                                 tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows,
                                 value=value_html, observed=observed_html, source_metric=formatting.source_metric)
 

@@ -12,6 +12,8 @@ INDEX = "index.html"
 NOT_FOUND = "404.html"
 CHALLENGES = "challenges.html"
 METHODOLOGY = "methodology.html"
+REGRESSIONS = "regressions.html"  # detected steps over time, newest first
+REGRESSIONS_FEED = "regressions/feed.xml"
 API_INDEX = f"{API_ROOT}/index.json"
 STATIC = "static"
 # Comparison keys are sha256 digests; 16 hex digits name a group page with room to spare (the

@@ -532,6 +532,60 @@ class RecordEventView(View):
     improvement: float | None
 
 
+class TimelinePointView(View):
+    observed_at: datetime
+    value: float = Field(description="the run's primary value (median), in the timeline's unit")
+    low: float | None = Field(description="p20, where the run publishes it")
+    high: float | None = Field(description="p80, where the run publishes it")
+    run: str
+    url: str
+    place: str = Field(description="the snapshot that first published the run, else the day it was observed")
+    release: str | None
+
+
+class TimelineSeries(View):
+    implementation: str
+    name: str
+    baseline: bool
+    points: list[TimelinePointView]
+
+
+class StepView(View):
+    """A sustained step in one implementation's series (derive.steps)."""
+
+    group: Link
+    operation: Link
+    workload: str
+    gpu: str
+    pass_name: str
+    implementation: str
+    baseline: bool
+    unit: str
+    before: float = Field(description="median of the series' segment before the step")
+    after: float = Field(description="median of the segment after it")
+    ratio: float = Field(description="after / before: above 1 is slower (or more memory)")
+    regression: bool
+    cause: str = Field(description="implementation, or host when the baselines stepped at the same snapshot")
+    baselines: list[str] = Field(description="the baseline implementations that stepped with it")
+    from_place: str
+    to_place: str
+    from_run: Link
+    to_run: Link
+    observed_at: datetime = Field(description="when the first measurement after the step was made")
+    compare_url: str | None = Field(description="the upstream commit range between the two snapshots, where both are known")
+
+
+class TimelineView(View):
+    """A group's measurements over time: per implementation the median with its p20-p80 band."""
+
+    title: str
+    unit: str
+    series: list[TimelineSeries]
+    steps: list[StepView]
+    caption: str
+    spec: dict[str, Any]
+
+
 class GroupPage(Page):
     kind: Literal["group"] = "group"
     operation: Link
@@ -540,6 +594,18 @@ class GroupPage(Page):
     history: list[RecordEventView]
     history_chart: ChartView | None
     other_groups: int = Field(description="how many other comparison groups this workload has (listed on its page)")
+    timeline: TimelineView | None = Field(default=None, description="the group's measurements over time, "
+                                          "where an implementation was measured more than once")
+
+
+class RegressionsPage(Page):
+    """Every detected step, newest first: regressions and improvements, with their likely cause."""
+
+    kind: Literal["regressions"] = "regressions"
+    steps: list[StepView]
+    groups_with_history: int
+    series: int
+    feed: str
 
 
 # ------------------------------------------------------------------------------------------------
@@ -789,5 +855,5 @@ class ApiIndexPartDocument(View):
 PAGE_MODELS: dict[str, type[Page]] = {
     model.model_fields["kind"].default: model
     for model in (KernelPage, RunPage, GroupPage, ImplementationPage, HardwarePage, EnvironmentPage, ProtocolPage, SourcePage,
-                  ListingPage, IndexPage, ChallengesPage, MethodologyPage)
+                  ListingPage, IndexPage, ChallengesPage, MethodologyPage, RegressionsPage)
 }

@@ -19,6 +19,7 @@ from .common import PageTask, ViewFactory
 from .discover import discover_tasks
 from .kernels import KernelPlans
 from .site import challenges_tasks, index_tasks, methodology_page
+from .timeline import regressions_page
 
 def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
@@ -36,6 +37,7 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSi
 
 
 def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None) -> list[PageTask]:
+    board.timelines  # in this process, before any render worker is forked: every group page reads it
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     kernels = KernelPlans(factory, index)
@@ -50,6 +52,7 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageS
         *listing_tasks(factory, index, rows),
         *challenges_tasks(factory, rows),
         _one(lambda: methodology_page(factory, methodology_markdown)),
+        _one(lambda: regressions_page(factory)),
         *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
     ]
 

@@ -16,6 +16,7 @@ from ..views import (
     RunDetails, RunPage, RunStanding,
 )
 from .common import ViewFactory, as_float, unchecked, unchecked_page
+from .timeline import timeline_view
 
 # Timing statistics in the order a reader scans them.
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
@@ -143,6 +144,7 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) ->
         history=[_record_event(factory, event) for event in cohort.history],
         history_chart=history_chart(cohort.history, factory.implementation_titles),
         other_groups=len(siblings) - 1,
+        timeline=timeline_view(factory, cohort),
     )
 
 

@@ -32,6 +32,7 @@ from .model import RunFacts
 from .ranking import RankedRow, rank_runs
 from .scaling import Scaling, ScalingInput, scaling_series
 from .staleness import is_stale
+from .timeline import MIN_POINTS, DetectedStep, PointFacts, Timeline, host_wide, timeline
 from .usability import Usability, install_command, measured_version, usability
 
 
@@ -144,6 +145,39 @@ class Leaderboard:
             if run.name not in self.reasons:
                 counts[run.workload] = counts.get(run.workload, 0) + 1
         return min(counts, key=lambda name: (-counts[name], name)) if counts else None
+
+    # -- history over time -----------------------------------------------------------------------
+    @cached_property
+    def timelines(self) -> dict[str, Timeline]:
+        """Cohort key -> its timeline, for the groups where an implementation was measured twice or
+        more (Liger's weekly CI series); computed once, before the pages are built. A step the
+        group's own baselines do not explain is put down to the host when the baselines of its GPU
+        as a whole moved the same way at that snapshot (``host_wide``)."""
+        found: dict[str, Timeline] = {}
+        for key, cohort in self.cohorts.items():
+            if len(cohort.runs) < MIN_POINTS or len({run.implementation for run in cohort.runs}) == len(cohort.runs):
+                continue
+            facts = {run.name: self._point_facts(run) for run in cohort.runs}
+            made = timeline(key, cohort.runs, facts)
+            if made is not None:
+                found[key] = made
+        return host_wide(found, {key: self.cohorts[key].environment for key in found})
+
+    @cached_property
+    def steps(self) -> list[DetectedStep]:
+        """Every detected step of every group, newest first (the regressions page and feed)."""
+        every = [step for line in self.timelines.values() for step in line.steps]
+        every.sort(key=lambda s: (s.after.at, s.cohort, s.implementation), reverse=True)
+        return every
+
+    def _point_facts(self, run: RunFacts) -> PointFacts:
+        entity = self.catalog.runs[run.name]
+        labels = entity.metadata.labels
+        metric = run.metric.split(":")[0] if run.metric else None
+        spread = {m.statistic: m.value for m in entity.spec.measurements or () if m.metric == metric}
+        place = labels.get("liger_snapshot") or run.observed_at.strftime("%Y-%m-%d")
+        return PointFacts(low=spread.get("p20"), high=spread.get("p80"), place=place,
+                          commit=labels.get("liger_commit"), release=labels.get("liger_version"))
 
     # -- scaling ---------------------------------------------------------------------------------
     def scaling(self, cohort: Cohort) -> Scaling | None:

@@ -110,6 +110,32 @@ def _search_index(head: str, shards: list[tuple[str, str]], mirrors: MirrorIndex
         mirrors.add_document("search-shard", f"Search index: {operation}", urls.SEARCH, urls.search_shard(operation))
 
 
+def step_entries(board: Leaderboard, titles) -> list[FeedEntry]:
+    """The newest detected steps of implementations (baselines' own steps are context, not news)."""
+    entries = []
+    for step in [s for s in board.steps if not s.after.run.baseline][:FEED_ENTRIES]:
+        run, cohort = step.after.run, board.cohorts[step.cohort]
+        impl, operation, workload = titles(run)
+        before, after = measure(step.step.before, run.unit), measure(step.step.after, run.unit)
+        change = "regression" if step.regression else "improvement"
+        moved = [board.catalog.implementations[name].metadata.title or name for name in step.baselines]
+        cause = (f"the benchmark host changed ({', '.join(moved)} moved too)" if step.cause == "host" else
+                 "the benchmark host changed (the baselines on this GPU moved the same way)" if step.cause == "host-wide"
+                 else f"{impl} changed")
+        commits = ""
+        if step.before.facts.commit and step.after.facts.commit and step.before.facts.commit != step.after.facts.commit:
+            commits = (f" Upstream commits: https://github.com/linkedin/Liger-Kernel/compare/"
+                       f"{step.before.facts.commit}...{step.after.facts.commit}.")
+        entries.append(FeedEntry(
+            id=tag_uri("step", urls.group_id(cohort.key), run.digest.removeprefix("sha256:")),
+            title=f"{change.capitalize()}: {impl} · {operation} · {before} → {after} on {cohort.label}",
+            updated=run.observed_at, link=urls.group(cohort.key),
+            summary=(f"{impl}, {operation} · {workload} on {cohort.label}: a sustained step from {before} to {after} "
+                     f"between snapshots {step.before.facts.place} and {step.after.facts.place}; likely cause: {cause}."
+                     f"{commits}")))
+    return entries
+
+
 def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:
     found = discovery(board)
     catalog = board.catalog
@@ -150,6 +176,11 @@ def _feeds(board: Leaderboard, base_url: str) -> Iterator[Output]:
             updated=run.observed_at, link=urls.run(run.name),
             summary=f"{operation} · {workload} on {cohort.label}: {measure(run.value, run.unit)} "
                     f"{run.statistic or ''}, {standing}. Observed {day(run.observed_at)}; {run.evidence} evidence."))
+    yield urls.REGRESSIONS_FEED, atom_feed(
+        feed_path=urls.REGRESSIONS_FEED, feed_id=tag_uri("steps"), title="KernelIndex · regressions and improvements",
+        subtitle="Sustained step changes in series measured over time, newest first.", as_of=board.as_of,
+        alternate=urls.REGRESSIONS, entries=step_entries(board, titles), base_url=base_url), "regressions feed"
+
     yield urls.RUNS_FEED, atom_feed(
         feed_path=urls.RUNS_FEED, feed_id=tag_uri("runs"), title="KernelIndex · new runs",
         subtitle="Runs by observation date, newest first.", as_of=board.as_of, alternate=urls.RECORDS,

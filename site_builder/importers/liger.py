@@ -24,18 +24,21 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from schemas.common import API_VERSION, SLUG_MAX, format_utc
 from schemas.kinds import model_for
 
 from .liger_catalog import SWEEP_KEYS, TORCH_DTYPES, LigerKernel, entry
+from .liger_inputs import CsvInput, Snapshot, discover
+from .liger_splits import Split, read_splits, split_for
 from .output import ImporterError, Plan, Report, apply, read_document
 
 IMPORTER = "kernelindex import liger"
@@ -43,6 +46,8 @@ IMPORTER = "kernelindex import liger"
 UNDECLARED_PREFIX = "undeclared: "
 SOURCE = "liger-kernel-bench"
 RUN_FOLDER = f"runs/{SOURCE}"
+# Rows only Liger's gh-pages branch published (its per-commit CI runs): their own source and folder.
+HISTORY_SOURCE = "liger-kernel-gh-pages"
 
 HEADER = [
     "kernel_name", "kernel_provider", "kernel_operation_mode", "metric_name", "metric_unit", "x_name",
@@ -60,7 +65,7 @@ class Row:
     line: int
     kernel: str
     provider: str
-    mode: str  # forward, backward or full
+    mode: str  # forward, backward, full, no-grad-forward (or a mode Liger adds later)
     metric: str  # speed or memory
     x_name: str
     x_value: int
@@ -72,43 +77,147 @@ class Row:
     gpu: str
     timestamp: str  # "YYYY-MM-DD HH:MM:SS", the benchmarking host's clock, no zone
     liger_version: str
+    path: str = ""  # the file it was first read from (for messages)
+    key: int = 0  # unique among the rows of one import (lines repeat across files)
+    # Every gh-pages snapshot that published this very measurement, oldest first; empty for a
+    # row of a curated file only (all_benchmark_data.csv).
+    snapshots: tuple[Snapshot, ...] = field(default=(), compare=False, hash=False)
+    in_curated: bool = True  # published in a curated file (its run keeps that file's name and source)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+KNOWN_MODES = ("forward", "backward", "full", "no-grad-forward")
+MODE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+METRICS = (("speed", "ms"), ("memory", "MB"))
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A well-formed row the importer cannot map to a run yet: what must be declared first."""
+
+    where: str
+    reason: str
 
 
 def read_rows(path: Path) -> list[Row]:
-    """Every data row of the CSV, checked against the format its writer (Liger's utils.py) uses."""
+    """Every data row of one CSV; a row that cannot be mapped is an error here (see read_inputs)."""
+    rows, unmapped = _read_file(path, path.as_posix(), start_key=0)
+    if unmapped:
+        raise ImporterError(f"{unmapped[0].where}: {unmapped[0].reason}")
+    return rows
+
+
+def _read_file(path: Path, shown: str, start_key: int) -> tuple[list[Row], list[Unmapped]]:
+    rows: list[Row] = []
+    unmapped: list[Unmapped] = []
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header != HEADER:
-            raise ImporterError(f"{path}:1: not a Liger-Kernel benchmark CSV (expected the header {','.join(HEADER)})")
-        return [_row(path, line, fields) for line, fields in enumerate(reader, start=2)]
+            raise ImporterError(f"{shown}:1: not a Liger-Kernel benchmark CSV (expected the header {','.join(HEADER)})")
+        for line, fields in enumerate(reader, start=2):
+            if not fields:
+                continue  # a blank line (a trailing newline too many) holds no row
+            row = _row(shown, line, fields, start_key + len(rows))
+            if isinstance(row, Unmapped):
+                unmapped.append(row)
+            else:
+                rows.append(row)
+    return rows, unmapped
 
 
-def _row(path: Path, line: int, fields: list[str]) -> Row:
+def _row(path: str, line: int, fields: list[str], key: int) -> Row | Unmapped:
+    """One row; malformed content raises (file:line), content not mapped yet comes back as Unmapped."""
+    where = f"{path}:{line}"
     if len(fields) != len(HEADER):
-        raise ImporterError(f"{path}:{line}: {len(fields)} columns, expected {len(HEADER)}")
+        raise ImporterError(f"{where}: {len(fields)} columns, expected {len(HEADER)}")
     value = dict(zip(HEADER, fields))
     try:
         config = json.loads(value["extra_benchmark_config_str"])
-        x_value = int(value["x_value"])
         y50, y20, y80 = (float(value[f"y_value_{q}"]) for q in (50, 20, 80))
         datetime.strptime(value["timestamp"], "%Y-%m-%d %H:%M:%S")
     except ValueError as error:
-        raise ImporterError(f"{path}:{line}: {error}") from None
-    if (value["metric_name"], value["metric_unit"]) not in (("speed", "ms"), ("memory", "MB")):
-        raise ImporterError(f"{path}:{line}: unknown metric {value['metric_name']}/{value['metric_unit']}")
-    if value["kernel_operation_mode"] not in ("forward", "backward", "full"):
-        raise ImporterError(f"{path}:{line}: unknown mode {value['kernel_operation_mode']!r}")
+        raise ImporterError(f"{where}: {error}") from None
     if not isinstance(config, dict):
-        raise ImporterError(f"{path}:{line}: extra_benchmark_config_str is not a JSON object")
-    if not (0 < y20 <= y50 <= y80):
-        raise ImporterError(f"{path}:{line}: quantiles must satisfy 0 < y_20 <= y_50 <= y_80")
+        raise ImporterError(f"{where}: extra_benchmark_config_str is not a JSON object")
+    if not (0 < y20 <= y50 <= y80) or not all(map(math.isfinite, (y20, y50, y80))):
+        raise ImporterError(f"{where}: quantiles must satisfy 0 < y_20 <= y_50 <= y_80")
+    for column in ("kernel_name", "kernel_provider", "x_name", "gpu_name"):
+        if not value[column].strip():
+            raise ImporterError(f"{where}: {column} is empty")
+    if not MODE.match(value["kernel_operation_mode"]):
+        raise ImporterError(f"{where}: mode {value['kernel_operation_mode']!r} is not a word")
+    if (value["metric_name"], value["metric_unit"]) not in METRICS:
+        return Unmapped(where, f"metric {value['metric_name']}/{value['metric_unit']} has no mapping")
+    x_value = _integer(value["x_value"])
+    if x_value is None:
+        return Unmapped(where, f"x value {value['x_value']!r} ({value['x_name']}) is not an integer")
     return Row(
         line=line, kernel=value["kernel_name"], provider=value["kernel_provider"],
         mode=value["kernel_operation_mode"], metric=value["metric_name"], x_name=value["x_name"],
         x_value=x_value, y50=y50, y20=y20, y80=y80, config_text=value["extra_benchmark_config_str"],
         config=config, gpu=value["gpu_name"], timestamp=value["timestamp"], liger_version=value["liger_version"],
+        path=path, key=key,
     )
+
+
+def _integer(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return int(number) if math.isfinite(number) and number == int(number) else None
+
+
+@dataclass
+class Reading:
+    """What the inputs hold: distinct rows, and what was set aside."""
+
+    rows: list[Row]
+    published: int  # data rows read, duplicates included
+    unmapped: list[Unmapped]
+    files: int
+
+
+def _identity(row: Row) -> tuple:
+    # "The same measurement" (see CONTRIBUTING): every column equal, the timestamp and the three
+    # quantiles included. Liger's own key plus the timestamp never maps to two different values in
+    # the published files, so this is the key Liger de-duplicates on, made exact.
+    return (row.kernel, row.provider, row.mode, row.metric, row.x_name, row.x_value, row.y50, row.y20, row.y80,
+            row.config_text, row.gpu, row.timestamp, row.liger_version)
+
+
+def read_inputs(inputs: list[CsvInput], progress: Callable[[int, int, str], None] | None = None) -> Reading:
+    """Every distinct measurement of the inputs, each with the snapshots that published it."""
+    first: dict[tuple, Row] = {}
+    snapshots: dict[tuple, list[Snapshot]] = defaultdict(list)
+    curated: set[tuple] = set()
+    unmapped: list[Unmapped] = []
+    published = 0
+    for number, item in enumerate(inputs, start=1):
+        shown = item.snapshot.path if item.snapshot else item.path.as_posix()
+        rows, skipped = _read_file(item.path, shown, start_key=published)
+        published += len(rows) + len(skipped)
+        unmapped.extend(skipped)
+        for row in rows:
+            identity = _identity(row)
+            first.setdefault(identity, row)
+            if item.snapshot is None:
+                curated.add(identity)
+            elif item.snapshot not in snapshots[identity]:
+                snapshots[identity].append(item.snapshot)
+        if progress:
+            progress(number, len(inputs), shown)
+    distinct = [replace(row, snapshots=tuple(snapshots[identity]), in_curated=identity in curated)
+                for identity, row in first.items()]
+    return Reading(rows=distinct, published=published, unmapped=unmapped, files=len(inputs))
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,9 +376,18 @@ def workload_name(operation: str, kernel: str, binding: Binding) -> str:
 
 
 def protocol_name(row: Row) -> str:
+    # Rows only the gh-pages snapshots hold ran in Liger's CI benchmark workflow (every script, on
+    # one host, at each commit): a protocol of their own, so a weekly series is never ranked
+    # against the one-off runs of all_benchmark_data.csv (the seeds' groups stay as they are).
+    prefix = "liger-bench" if row.in_curated else "liger-ci"
     if row.metric == "speed":
-        return f"liger-bench-do-bench-{row.mode}"
-    return "liger-bench-memory" if row.mode == "full" else f"liger-bench-memory-{row.mode}"
+        return f"{prefix}-do-bench-{row.mode}"
+    return f"{prefix}-memory" if row.mode == "full" else f"{prefix}-memory-{row.mode}"
+
+
+def split_protocol(row: Row, splits: dict[tuple[str, str], Split]) -> str | None:
+    """The protocol version the row is on when its benchmark changed meaning (see liger_splits)."""
+    return split_for(protocol_name(row), row.kernel, row.snapshots, splits)
 
 
 def environment_name(row: Row) -> str:
@@ -312,13 +430,20 @@ PROVIDERS = {
     "torch_compile": Provider("torch-compile", "torch.compile", "pytorch", "python", "BSD-3-Clause"),
     "megatron-fused": Provider("megatron-fused", "Megatron (fused)", "megatron-lm", "python", "BSD-3-Clause"),
     "deepspeed_tiled": Provider("deepspeed-tiled", "DeepSpeed (tiled)", "deepspeed", "python", "Apache-2.0"),
+    # Liger's kernel with fp32 accumulation (gh-pages rows from 2025-10 on).
+    "liger-fp32-accum": _liger("liger-fp32-accum", "Liger (fp32 accumulation)"),
 }
 
 
 def provider(row: Row) -> Provider:
-    if row.provider not in PROVIDERS:
-        raise ImporterError(f"line {row.line}: unknown provider {row.provider!r}: add it to PROVIDERS")
-    return PROVIDERS[row.provider]
+    """The row's provider; one not in PROVIDERS yet is guessed from its name and marked undeclared:
+    a ``liger…`` name is a Liger variant, anything else a project of its own (a placeholder file)."""
+    known = PROVIDERS.get(row.provider)
+    if known is not None:
+        return known
+    if row.provider.startswith("liger"):
+        return _liger(slugify(row.provider), f"Liger ({row.provider})")
+    return Provider(slugify(row.provider), row.provider, slugify(row.provider), "unknown", "NOASSERTION")
 
 
 def implementation_name(row: Row) -> str:
@@ -359,36 +484,55 @@ def _result(row: Row) -> dict[str, Any]:
     ]}
 
 
-def run_document(row: Row, binding: Binding, name: str, operation_title: str, workload: str) -> dict[str, Any]:
+def run_document(row: Row, binding: Binding, name: str, operation_title: str, workload: str,
+                 protocol: str | None = None, external: str | None = None) -> dict[str, Any]:
     unit = "ms" if row.metric == "speed" else "mb"
     what = row.mode if row.metric == "speed" else f"peak memory ({row.mode})"
-    metadata = {
-        "name": name,
-        "title": f"{operation_title} · {row.provider} · {what}",
-        "labels": {
-            "liger_version": row.liger_version,
-            # With the config kept verbatim, the row's own key (Liger de-duplicates on kernel,
-            # provider, mode, metric, x, config and GPU) can be rebuilt from the run.
-            "liger_x": f"{row.x_name}={row.x_value}",
-            "liger_config": row.config_text,
-        },
+    labels = {
+        "liger_version": row.liger_version,
+        # With the config kept verbatim, the row's own key (Liger de-duplicates on kernel,
+        # provider, mode, metric, x, config and GPU) can be rebuilt from the run.
+        "liger_x": f"{row.x_name}={row.x_value}",
+        "liger_config": row.config_text,
+        **snapshot_labels(row.snapshots),
     }
+    metadata = {"name": name, "title": f"{operation_title} · {row.provider} · {what}", "labels": labels}
     spec = {
         "implementation": implementation_name(row),
         "workload": workload,
-        "protocol": protocol_name(row),
+        "protocol": protocol or protocol_name(row),
         "environment": environment_name(row),
         "status": "passed",
         **_result(row),
         "sourceNative": {
-            "source": SOURCE,
+            "source": run_source(row),
             "benchmark": f"{row.kernel}/{mode_segment(row)}",
-            "externalId": external_id(row, binding),
+            "externalId": external or external_id(row, binding),
             "metrics": {f"{unit}_20": row.y20, f"{unit}_50": row.y50, f"{unit}_80": row.y80},
         },
         "observedAt": observed_at(row),
     }
     return _envelope("BenchmarkRun", metadata, spec)
+
+
+LABEL_MAX = 300
+
+
+def snapshot_labels(snapshots: tuple[Snapshot, ...]) -> dict[str, str]:
+    """Where a measurement came from: the gh-pages snapshot that first published it (folder, source
+    commit, release, publication time) and any later snapshot that published it again."""
+    if not snapshots:
+        return {}
+    first = snapshots[0]
+    labels = {"liger_snapshot": first.label, "liger_commit": first.commit}
+    if first.release:
+        labels["liger_release"] = first.release
+    if first.published:
+        labels["liger_published"] = first.published
+    if len(snapshots) > 1:
+        again = " ".join(snapshot.label for snapshot in snapshots[1:])
+        labels["liger_republished"] = again if len(again) <= LABEL_MAX else f"{len(snapshots) - 1} later snapshots"
+    return labels
 
 
 def workload_document(name: str, operation: str, kernel: str, binding: Binding) -> dict[str, Any]:
@@ -491,8 +635,9 @@ def generated_operation(kernel: str, origins: Mapping[str, set[str]]) -> dict[st
 
 def required_files(rows: list[Row]) -> list[str]:
     """Hand-written files the runs refer to; the importer does not invent them."""
-    needed = {f"sources/{SOURCE}.yaml"}
+    needed = set()
     for row in rows:
+        needed.add(f"sources/{run_source(row)}.yaml")
         needed.add(f"protocols/{protocol_name(row)}.yaml")
         needed.add(f"environments/{environment_name(row)}.yaml")
         needed.add(f"projects/{provider(row).project}.yaml")
@@ -502,24 +647,76 @@ def required_files(rows: list[Row]) -> list[str]:
     return sorted(needed)
 
 
+# What may be new in a later gh-pages file and gets a placeholder (marked "needs declaring") rather
+# than stopping the import: the folder of each kind of file.
+PLACEHOLDER_FOLDERS = ("protocols", "environments", "projects")
+
+
+def placeholder_document(path: str, rows: list[Row]) -> dict[str, Any]:
+    """A protocol, environment or project the rows need and nobody has written yet: the least that
+    is true about it, labelled so that pages and people see it still needs declaring."""
+    folder, name = path.split("/")[0], path.split("/")[-1].removesuffix(".yaml")
+    note = (f"Written by `{IMPORTER}` because Liger rows refer to it and no file declared it. "
+            "Replace it with a hand-written file (without the generated_by label).")
+    metadata: dict[str, Any] = {"name": name, "title": name, "description": note, "labels": {"declared": "no"}}
+    if folder == "protocols":
+        row = next(r for r in rows if protocol_name(r) == name)
+        metadata["labels"]["pass"] = row.mode
+        spec: dict[str, Any] = {
+            "harness": {"name": "Liger-Kernel benchmark scripts", "repository": "https://github.com/linkedin/Liger-Kernel"},
+            "measurement": {"timer": "cuda_events" if row.metric == "speed" else "allocator_peak",
+                            "primaryStatistic": "median"},
+            "comparability": {"family": "liger_kernel_bench",
+                              "notes": f"Liger mode {row.mode!r}, metric {row.metric}: not described yet."},
+        }
+        return _envelope("BenchmarkProtocol", metadata, spec)
+    if folder == "environments":
+        gpu = next(r.gpu for r in rows if environment_name(r) == name)
+        metadata["title"] = f"Liger benchmark host · {gpu}"
+        vendor = gpu.split()[0].lower() if gpu.split() else "unknown"
+        spec = {"hardware": {"vendor": slugify(vendor) or "unknown", "product": gpu, "architecture": "unknown"},
+                "software": {}}
+        return _envelope("ExecutionEnvironment", metadata, spec)
+    row = next(r for r in rows if provider(r).project == name)
+    return _envelope("SoftwareProject", metadata, {"name": row.provider})
+
+
+def _missing(rows: list[Row], data_dir: Path) -> list[str]:
+    return [path for path in required_files(rows) if not (data_dir / path).is_file()]
+
+
 def _check_required(rows: list[Row], data_dir: Path) -> None:
-    missing = [path for path in required_files(rows) if not (data_dir / path).is_file()]
+    missing = [path for path in _missing(rows, data_dir) if path.split("/")[0] not in PLACEHOLDER_FOLDERS]
     if missing:
         raise ImporterError(f"{data_dir}: hand-written files the runs refer to are missing: {', '.join(missing)}")
 
 
+def run_source(row: Row) -> str:
+    """A row of a curated file keeps that file's source; a row only gh-pages published has its own."""
+    return SOURCE if row.in_curated else HISTORY_SOURCE
+
+
+def run_folder(row: Row) -> str:
+    return f"runs/{run_source(row)}"
+
+
 def _run_names(rows: list[Row], ids: dict[int, str]) -> dict[int, str]:
-    """Run names from the external id without its time; rows that would share one get their time too."""
-    base = {row.line: "liger-" + slugify(ids[row.line].rsplit("/", 1)[0]) for row in rows}
-    counts: dict[str, int] = defaultdict(int)
-    for name in base.values():
-        counts[name] += 1
+    """Run names from the external id without its time; rows that would share one get their time too.
+
+    Names are decided among the rows of one source: a curated file's runs keep the names they had
+    before any history was imported, and every gh-pages run (a series over many snapshots) carries
+    its time.
+    """
+    base = {row.key: "liger-" + slugify(ids[row.key].rsplit("/", 1)[0]) for row in rows}
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for row in rows:
+        counts[(run_source(row), base[row.key])] += 1
     names = {}
     for row in rows:
-        name = base[row.line]
-        if counts[name] > 1:
-            name += "-" + slugify(row.timestamp)
-        names[row.line] = bounded(name, ids[row.line])
+        name = base[row.key]
+        if not row.in_curated or counts[(run_source(row), name)] > 1:
+            name += "-" + slugify(ids[row.key].rsplit("/", 1)[1])
+        names[row.key] = bounded(name, ids[row.key])
     return names
 
 
@@ -532,43 +729,102 @@ def _operation_titles(rows: list[Row], data_dir: Path) -> dict[str, str]:
     return titles
 
 
-def plan_import(rows: list[Row], data_dir: Path) -> Plan:
+@dataclass
+class Outcome:
+    """What an import did beyond writing: rows set aside, placeholders, duplicates."""
+
+    published: int = 0  # rows read, duplicates included
+    distinct: int = 0  # distinct measurements
+    files: int = 0
+    unmapped: list[Unmapped] = field(default_factory=list)
+    placeholders: list[str] = field(default_factory=list)  # files written because nobody declared them yet
+    generated_kernels: list[str] = field(default_factory=list)  # kernels with a generated (undeclared) spec
+    splits: dict[str, int] = field(default_factory=dict)  # protocol version -> runs on it
+
+    def lines(self) -> list[str]:
+        lines = [f"{self.files} file(s), {self.published} rows, {self.distinct} distinct measurements "
+                 f"({self.published - self.distinct - len(self.unmapped)} published more than once)"]
+        for name, count in sorted(self.splits.items()):
+            lines.append(f"protocol version {name}: {count} runs")
+        for path in self.placeholders:
+            lines.append(f"needs declaring: {path} (a placeholder was written)")
+        reasons: dict[str, list[str]] = defaultdict(list)
+        for item in self.unmapped:
+            reasons[item.reason].append(item.where)
+        for reason, where in sorted(reasons.items()):
+            lines.append(f"not imported ({len(where)} row(s), e.g. {where[0]}): {reason}")
+        return lines
+
+
+def _bind_all(rows: list[Row], outcome: Outcome) -> tuple[list[Row], dict[int, Binding]]:
+    """Each row's binding; a row the tables cannot bind is set aside as unmapped, not fatal."""
+    bound, bindings = [], {}
+    for row in rows:
+        try:
+            bindings[row.key] = bind(row)
+        except ImporterError as error:
+            outcome.unmapped.append(Unmapped(row.where, str(error).removeprefix(f"line {row.line}: ")))
+            continue
+        bound.append(row)
+    return bound, bindings
+
+
+def plan_import(rows: list[Row], data_dir: Path, outcome: Outcome | None = None) -> Plan:
     """Every document the rows call for, checked for clashes; writes nothing."""
+    outcome = outcome if outcome is not None else Outcome()
     plan = Plan(IMPORTER)
-    bindings = {row.line: bind(row) for row in rows}
-    ids = {row.line: external_id(row, bindings[row.line]) for row in rows}
-    _check_unique_ids(rows, ids)
+    splits = read_splits(data_dir)
+    rows, bindings = _bind_all(rows, outcome)
+    rows = _same_axes(rows, bindings, outcome)
+    rows = _check_declared_axes(rows, bindings, data_dir, outcome)
+    ids = _unique_ids(rows, {row.key: external_id(row, bindings[row.key]) for row in rows})
     names = _run_names(rows, ids)
     titles = _operation_titles(rows, data_dir)
     workloads: dict[str, tuple] = {}
     origins: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    series: dict[tuple[str, ...], list[tuple[str, str, str]]] = defaultdict(list)
     for row in rows:
-        binding, operation = bindings[row.line], operation_name(row.kernel)
+        binding, operation = bindings[row.key], operation_name(row.kernel)
         workload = workload_name(operation, row.kernel, binding)
         identity = (tuple(sorted(binding.all_axes.items())), binding.dtype, tuple(sorted(binding.settings.items())))
         if workloads.setdefault(workload, identity) != identity:
-            raise ImporterError(f"line {row.line}: workload name {workload} would stand for two different workloads")
+            raise ImporterError(f"{row.where}: workload name {workload} would stand for two different workloads")
         plan.add(f"workloads/{operation}/{workload}.yaml", workload_document(workload, operation, row.kernel, binding))
         plan.add(f"implementations/{implementation_name(row)}.yaml", implementation_document(row))
-        run = run_document(row, binding, names[row.line], titles[row.kernel], workload)
-        plan.add(f"{RUN_FOLDER}/{operation}/{names[row.line]}.yaml", run)
+        protocol = split_protocol(row, splits) or protocol_name(row)
+        if protocol != protocol_name(row):
+            outcome.splits[protocol] = outcome.splits.get(protocol, 0) + 1
+        run = run_document(row, binding, names[row.key], titles[row.kernel], workload, protocol, ids[row.key])
+        path = f"{run_folder(row)}/{operation}/{names[row.key]}.yaml"
+        plan.add(path, run)
+        if not row.in_curated:
+            series[(run["spec"]["implementation"], workload, protocol, run["spec"]["environment"])].append(
+                (run["spec"]["observedAt"], names[row.key], path))
         for axis, origin in binding.origins.items():
             origins[row.kernel][axis].add(origin)
-    _check_declared_axes(rows, bindings, data_dir)
+    _chain_series(plan, series)
     for kernel, kernel_origins in sorted(origins.items()):
         if entry(kernel) is None:
-            _check_same_axes(kernel, rows, bindings)
             plan.add(f"kernels/{operation_name(kernel)}.yaml", generated_operation(kernel, kernel_origins))
+            outcome.generated_kernels.append(kernel)
+    for path in _missing(rows, data_dir):
+        if path.split("/")[0] in PLACEHOLDER_FOLDERS:
+            plan.add(path, placeholder_document(path, rows))
+            outcome.placeholders.append(path)
     _validate(plan)
     return plan
 
 
-def _check_declared_axes(rows: list[Row], bindings: dict[int, Binding], data_dir: Path) -> None:
-    """A declared kernel's rows must bind exactly its variable axes, or its workloads would not load."""
+def _check_declared_axes(rows: list[Row], bindings: dict[int, Binding], data_dir: Path,
+                         outcome: Outcome) -> list[Row]:
+    """A declared kernel's rows must bind exactly its variable axes, or its workloads would not load:
+    a row that does not (a renamed config key the catalogue does not map yet) is set aside."""
+    kept = []
     variables: dict[str, set[str] | None] = {}
     for row in rows:
         declared = entry(row.kernel)
         if declared is None:
+            kept.append(row)
             continue
         if declared.operation not in variables:
             document = read_document(data_dir / "kernels" / f"{declared.operation}.yaml")
@@ -576,12 +832,15 @@ def _check_declared_axes(rows: list[Row], bindings: dict[int, Binding], data_dir
             # A missing or unreadable file is _check_required's (or validate's) to report.
             variables[declared.operation] = None if not isinstance(axes, dict) else {
                 name for name, axis in axes.items() if isinstance(axis, dict) and axis.get("role") == "variable"}
-        bound = set(bindings[row.line].all_axes)
+        bound = set(bindings[row.key].all_axes)
         if variables[declared.operation] is not None and bound != variables[declared.operation]:
-            raise ImporterError(
-                f"line {row.line}: {row.kernel} binds axes {', '.join(sorted(bound))} but "
+            outcome.unmapped.append(Unmapped(row.where, (
+                f"{row.kernel} binds axes {', '.join(sorted(bound))} but "
                 f"kernels/{declared.operation}.yaml declares the variable axes "
-                f"{', '.join(sorted(variables[declared.operation] or ()))}")
+                f"{', '.join(sorted(variables[declared.operation] or ()))}: map them in liger_catalog.py")))
+            continue
+        kept.append(row)
+    return kept
 
 
 def undeclared_kernels(rows: list[Row]) -> list[str]:
@@ -589,20 +848,50 @@ def undeclared_kernels(rows: list[Row]) -> list[str]:
     return sorted({row.kernel for row in rows if entry(row.kernel) is None})
 
 
-def _check_unique_ids(rows: list[Row], ids: dict[int, str]) -> None:
-    first: dict[str, int] = {}
+def _chain_series(plan: Plan, series: dict[tuple[str, ...], list[tuple[str, str, str]]]) -> None:
+    """Each CI run supersedes the previous measurement of its series (same implementation, workload,
+    protocol and GPU), so a comparison group ranks the latest snapshot and lists the older weeks as
+    superseded; the history chart still shows every one."""
+    for points in series.values():
+        points.sort()
+        for (_, previous, _), (_, _, path) in zip(points, points[1:]):
+            plan.documents[PurePosixPath(path)]["spec"]["supersedes"] = previous
+
+
+def _unique_ids(rows: list[Row], ids: dict[int, str]) -> dict[int, str]:
+    """External ids, one per run: two different measurements that would share one (they differ only
+    in a setting the id leaves out) each get 8 hex of their own row, so neither is lost."""
+    holders: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
-        seen = first.setdefault(ids[row.line], row.line)
-        if seen != row.line:
-            raise ImporterError(f"line {row.line}: same external id as line {seen}: {ids[row.line]}")
+        holders[ids[row.key]].append(row)
+    unique = dict(ids)
+    for external, sharing in holders.items():
+        if len(sharing) > 1:
+            for row in sharing:
+                digest = hashlib.sha256(repr(_identity(row)).encode("utf-8")).hexdigest()[:8]
+                unique[row.key] = f"{external}-{digest}"
+    return unique
 
 
-def _check_same_axes(kernel: str, rows: list[Row], bindings: dict[int, Binding]) -> None:
-    # One OperationSpec per kernel: every row must bind the same axes (else declare the kernel).
-    shapes = {tuple(sorted(bindings[row.line].axes)): row.line for row in rows if row.kernel == kernel}
-    if len(shapes) > 1:
-        detail = "; ".join(f"line {line}: {', '.join(axes)}" for axes, line in sorted(shapes.items(), key=lambda i: i[1]))
-        raise ImporterError(f"{kernel} rows bind different axes ({detail}): declare it in site_builder/importers/liger_catalog.py")
+def _same_axes(rows: list[Row], bindings: dict[int, Binding], outcome: Outcome) -> list[Row]:
+    """One OperationSpec per kernel, so every row of a generated kernel must bind the same axes: the
+    rows of the shape most rows have are kept, the others set aside until liger_catalog.py declares the kernel."""
+    shapes: dict[str, dict[tuple[str, ...], list[Row]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if entry(row.kernel) is None:
+            shapes[row.kernel][tuple(sorted(bindings[row.key].axes))].append(row)
+    dropped: set[int] = set()
+    for kernel, by_shape in shapes.items():
+        if len(by_shape) < 2:
+            continue
+        kept = max(by_shape, key=lambda axes: (len(by_shape[axes]), axes))
+        for axes, sharing in by_shape.items():
+            if axes != kept:
+                reason = (f"{kernel} binds axes {', '.join(axes)} where its other rows bind {', '.join(kept)}: "
+                          "declare it in liger_catalog.py")
+                outcome.unmapped.extend(Unmapped(row.where, reason) for row in sharing)
+                dropped.update(row.key for row in sharing)
+    return [row for row in rows if row.key not in dropped]
 
 
 def _validate(plan: Plan) -> None:
@@ -614,13 +903,38 @@ def _validate(plan: Plan) -> None:
             raise ImporterError(f"{path}: the importer built an invalid document: {error}") from None
 
 
-def import_liger(csv_path: Path, data_dir: Path) -> Report:
-    rows = read_rows(csv_path)
-    _check_required(rows, data_dir)
-    plan = plan_import(rows, data_dir)
-    report = apply(plan, data_dir, prune_under=("kernels", "workloads", "implementations", RUN_FOLDER))
+def _prune_folders(rows: list[Row], data_dir: Path) -> tuple[str, ...]:
+    """Where files this import no longer plans are removed.
+
+    Only the run folders of the sources this import read: importing all_benchmark_data.csv alone
+    must not remove the history's runs. The shared folders (kernels, workloads, implementations)
+    only when no other Liger source has runs left, since this plan does not cover what they use.
+    """
+    sources = {run_source(row) for row in rows}
+    others = [data_dir / "runs" / other for other in sorted({SOURCE, HISTORY_SOURCE} - sources)]
+    shared_safe = not any(folder.is_dir() and any(folder.rglob("*.yaml")) for folder in others)
+    folders = tuple(f"runs/{source}" for source in sorted(sources))
+    return (("kernels", "workloads", "implementations") if shared_safe else ()) + folders
+
+
+def import_liger(paths: Path | list[Path], data_dir: Path,
+                 progress: Callable[[int, int, str], None] | None = None) -> Report:
+    report, _ = import_liger_with_outcome(paths, data_dir, progress)
+    return report
+
+
+def import_liger_with_outcome(paths: Path | list[Path], data_dir: Path,
+                              progress: Callable[[int, int, str], None] | None = None) -> tuple[Report, Outcome]:
+    """Read every input, plan every document (nothing written on any error), then write."""
+    inputs = discover([paths] if isinstance(paths, Path) else list(paths))
+    reading = read_inputs(inputs, progress)
+    outcome = Outcome(published=reading.published, distinct=len(reading.rows), files=reading.files,
+                      unmapped=list(reading.unmapped))
+    _check_required(reading.rows, data_dir)
+    plan = plan_import(reading.rows, data_dir, outcome)
+    report = apply(plan, data_dir, prune_under=_prune_folders(reading.rows, data_dir))
     report.notes.extend(
         f"undeclared kernel {kernel}: imported as kernels/{operation_name(kernel)}.yaml (awaiting a declaration); "
         f"declare its tensors there and add it to site_builder/importers/liger_catalog.py"
-        for kernel in undeclared_kernels(rows))
-    return report
+        for kernel in outcome.generated_kernels)
+    return report, outcome

@@ -77,10 +77,13 @@ def bundled_site(tmp_path_factory) -> Path:
     prebuilt = os.environ.get("KERNELINDEX_TEST_SITE")
     if prebuilt:
         return Path(prebuilt).resolve()
+    from tests.bundled import bundled_data
+
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: nothing to build")
     out = tmp_path_factory.mktemp("bundled") / "site"
-    build_site(DATA, out, as_of=AS_OF)
+    # All of data/ but a sample of Liger's weekly history (tests/bundled.py says why that proves enough).
+    build_site(bundled_data(), out, as_of=AS_OF)
     return out
 
 

@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from tests.bundled import bundled_data
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -72,7 +73,7 @@ def board():
     from site_builder.repository import load_catalog
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet")
-    return derive_leaderboard(load_catalog(DATA, AS_OF), AS_OF)
+    return derive_leaderboard(load_catalog(bundled_data(), AS_OF), AS_OF)
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +88,7 @@ def site(tmp_path_factory) -> Path:
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet")
     out = tmp_path_factory.mktemp("discover") / "site"
-    build_site(DATA, out, as_of=AS_OF, base_url=BASE_URL)
+    build_site(bundled_data(), out, as_of=AS_OF, base_url=BASE_URL)
     return out
 
 

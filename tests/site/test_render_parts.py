@@ -12,6 +12,7 @@ import altair as alt
 from site_builder import urls
 from site_builder.charts import _config, history_chart
 from site_builder.render import EVIDENCE_NOTES, Renderer, evidence_note, tied_ranks
+from tests.bundled import bundled_data
 
 
 def test_url_filter_links_from_the_page_being_rendered():
@@ -87,7 +88,7 @@ def bundled_pages():
 
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
-    board = derive_leaderboard(load_catalog(DATA), AS_OF)
+    board = derive_leaderboard(load_catalog(bundled_data()), AS_OF)
     return list(site_pages(board, _methodology(Renderer(vega_bundle="vega.js"), AS_OF)))
 
 

@@ -10,6 +10,7 @@ import pytest
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.derive.scaling import ScalingInput, scaling_series
 from site_builder.repository import load_catalog
+from tests.bundled import bundled_data
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -39,7 +40,7 @@ def _lines_from_all_groups(board) -> dict:
 def board():
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
-    return derive_leaderboard(load_catalog(DATA), date(2026, 11, 29))
+    return derive_leaderboard(load_catalog(bundled_data()), date(2026, 11, 29))
 
 
 def test_scaling_lines_are_the_lines_drawn_from_all_groups(board):

@@ -19,6 +19,7 @@ from bs4 import BeautifulSoup
 from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
+from tests.bundled import bundled_data
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -36,7 +37,7 @@ def site(tmp_path_factory) -> Path:
     if not runs.is_dir() or not any(runs.rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
     out = tmp_path_factory.mktemp("build") / "site"
-    build_site(DATA, out, as_of=AS_OF)
+    build_site(bundled_data(), out, as_of=AS_OF)
     return out
 
 
@@ -59,7 +60,7 @@ def ranking(page: BeautifulSoup) -> list[dict]:
 
 def run_named_by(external_id: str) -> str:
     """The run file (hence page) that holds a source's external id."""
-    for path in (DATA / "runs").rglob("*.yaml"):
+    for path in (bundled_data() / "runs").rglob("*.yaml"):
         if external_id in path.read_text(encoding="utf-8"):
             return path.stem
     pytest.skip(f"no run with external id {external_id} in data/runs yet")
@@ -127,7 +128,7 @@ def test_seed_000_headline_on_the_h100_group(site):
     from site_builder.derive.leaderboard import derive_leaderboard
     from site_builder.repository import load_catalog
 
-    board = derive_leaderboard(load_catalog(DATA), AS_OF)
+    board = derive_leaderboard(load_catalog(bundled_data()), AS_OF)
     liger = run_named_by("llama4_rope/forward/liger/nvidia-h100-80gb-hbm3/hidden8192-kv_heads8-q_heads32-seq2048-bf16/2025-08-07-21-42-01")
     cohort = board.cohorts[board.runs[liger].cohort]
     slot = headline(cohort.rows, lambda row: board.usability(row.run))
@@ -287,7 +288,7 @@ def test_methodology_is_rendered_markdown_without_raw_html(site):
 
 def test_builds_are_byte_identical(site, tmp_path):
     again = tmp_path / "again"
-    build_site(DATA, again, as_of=AS_OF)
+    build_site(bundled_data(), again, as_of=AS_OF)
     first = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
     second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
     assert first.keys() == second.keys()
