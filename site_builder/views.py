@@ -550,9 +550,19 @@ class FamilyView(View):
     kernels: list[KernelSummary]
 
 
+class CollectionView(View):
+    """A set of kernels with an index of its own (KernelBench's problems), listed as one entry."""
+
+    title: str
+    url: str
+    kernels: int
+    note: str
+
+
 class IndexPage(Page):
     kind: Literal["index"] = "index"
     families: list[FamilyView]
+    collections: list[CollectionView] = Field(default_factory=list, description="kernel sets indexed on pages of their own")
     runs: int
     eligible_runs: int
     implementations: int

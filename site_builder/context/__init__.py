@@ -19,6 +19,7 @@ from .common import PageTask, ViewFactory
 from .discover import discover_tasks
 from .kernels import KernelPlans
 from .site import challenges_tasks, index_page, methodology_page
+from ..kernelbench.context import kernelbench_tasks
 
 def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
@@ -51,6 +52,7 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageS
         *challenges_tasks(factory, rows),
         _one(lambda: methodology_page(factory, methodology_markdown)),
         *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
+        *kernelbench_tasks(factory),  # KernelBench's problems by level and family (issue 27)
     ]
 
 

@@ -14,7 +14,7 @@ from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
 from ..signatures import RowSignatures
 from ..views import (
-    ChallengeRow, ChallengesPage, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
+    ChallengeRow, ChallengesPage, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
 )
 from .common import LIST_LIMIT, ViewFactory, unchecked
@@ -24,7 +24,13 @@ def index_page(factory: ViewFactory) -> IndexPage:
     board, catalog = factory.board, factory.catalog
     families: dict[str, list[KernelSummary]] = {}
     workload_counts = Counter(w.refs["operation"].name for w in factory.workloads.values())
+    collected: Counter[str] = Counter()
     for name, operation in sorted(catalog.operations.items()):
+        # KernelBench's hundreds of problems have their own index (by level and family): one
+        # entry here instead of a row each.
+        if "kernelbench_level" in operation.metadata.labels:
+            collected["kernelbench"] += 1
+            continue
         runs = board.operation_runs.get(name, [])
         headline = factory.headline_workload(name)
         cohort = board.default_cohort(headline) if headline else None
@@ -40,6 +46,10 @@ def index_page(factory: ViewFactory) -> IndexPage:
     return IndexPage(
         **factory.page_fields("index", "KernelIndex", urls.INDEX),
         families=[FamilyView(family=family, kernels=kernels) for family, kernels in sorted(families.items())],
+        collections=[CollectionView(title="KernelBench problems", url=urls.KERNELBENCH, kernels=collected["kernelbench"],
+                                    note="PyTorch problems in four levels, with eager and torch.compile baseline "
+                                         "times on many GPUs; browsable by level and operator family")]
+        if collected["kernelbench"] else [],
         runs=len(board.runs), eligible_runs=len(board.runs) - len(board.reasons),
         implementations=len(catalog.implementations), gpus=len(catalog.hardware),
         last_observed=max((run.observed_at for run in board.runs.values()), default=None),
