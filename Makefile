@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 OUTPUT_FORMAT ?= text
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build serve bench clean
+.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site import-kernelbench build serve bench clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -71,6 +71,9 @@ test: install-kernels install-browser ## Run every test (kernels on the CPU, bro
 
 test-site: install ## Run the tests that need neither torch nor a browser (what a data PR's CI runs)
 	$(BIN)/python -m pytest -m "not kernels and not browser" $(PYTEST_ARGS)
+
+import-kernelbench: install ## Re-import KernelBench's timings (data/sources/kernelbench) into data/
+	$(KI) import kernelbench --data $(DATA) $(DATA)/sources/kernelbench/timing
 
 build: install ## Build the site from data/ into site/ (redoes only what changed; see README)
 	$(KI) build --data $(DATA) --out $(SITE)$(if $(BASE_URL), --base-url '$(BASE_URL)')
