@@ -290,7 +290,8 @@ def workload_document(name: str, kernel: str, problem_set: ProblemSet, problem: 
     shown = " · ".join(f"{axis} = {value}" for axis, value in sorted(problem.constants.items())) or "fixed shapes"
     metadata = {
         "name": name,
-        "title": f"{shown} (problem set {problem_set.name})"[:300],
+        # Later versions with the same sizes share this workload: it is named after the first.
+        "title": f"{shown} · fp32 (sizes as of problem set {problem_set.name})"[:300],
         "labels": {"kernelbench_problem_set": problem_set.name},
     }
     spec = {
@@ -348,7 +349,7 @@ def environment_document(gpu: Gpu, provider: str, hardware: str) -> dict[str, An
         "description": (f"Where KernelBench's timing rows whose hardware is \"{hardware}\" ran, on {provider_title} "
                         "(from the results folder's name, or the machine an early file names). The files record "
                         "the GPU only, so the environment is the hardware alone."),
-        "labels": {"provider": provider},
+        "labels": {"provider": provider, "provider_title": provider_title},
     }
     identity: dict[str, Any] = {"vendor": gpu.vendor, "product": gpu.product, "architecture": gpu.architecture}
     if gpu.form_factor:

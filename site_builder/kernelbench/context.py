@@ -56,7 +56,8 @@ class KernelBenchContext:
     def gpu(self, run: RunFacts) -> tuple[tuple[int, str], str]:
         gpu = self.factory.board.gpus[run.environment]
         environment = self.factory.catalog.environments[run.environment]
-        provider = environment.metadata.labels.get("provider")
+        labels = environment.metadata.labels
+        provider = labels.get("provider_title") or labels.get("provider")
         label = f"{gpu.label} · {provider}" if provider else gpu.label
         return figures.gpu_rank(gpu.datasheet, label), label
 
