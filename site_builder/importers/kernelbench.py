@@ -25,6 +25,7 @@ and nothing is written. Hand-written files (the source, the project, datasheets)
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.common import API_VERSION
+from schemas.kinds import model_for
 
 from .kernelbench_problems import Argument, Problem, read_problem_set
 from .kernelbench_timing import Row, TimingFile, find_index, read_timing_file, timing_paths
@@ -179,8 +181,6 @@ def base_slug(problem: Problem) -> str:
     text = f"{KERNEL_PREFIX}-l{problem.level}-{problem.number}-{slugify(problem.name)}"
     if len(text) <= KERNEL_SLUG_MAX:
         return text
-    import hashlib
-
     return text[: KERNEL_SLUG_MAX - 9].rstrip("-") + "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
@@ -552,8 +552,7 @@ def plan_import(files: list[TimingFile], sets: list[ProblemSet], override: Probl
 
 
 def _validate(plan: Plan) -> None:
-    from schemas.kinds import model_for
-
+    """Every planned document against its schema, so a mapping slip fails here, not in validate."""
     for path, document in plan.documents.items():
         try:
             model_for(document["kind"]).model_validate(document)
