@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 OUTPUT_FORMAT ?= text
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build site-size serve bench clean import-liger
+.PHONY: help install install-kernels install-browser validate fmt fmt-check schema test test-site build site-size serve bench clean import-liger import-kernelbench
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -81,6 +81,9 @@ LIGER_HISTORY ?= ../shared/data/liger-gh-pages
 
 import-liger: install ## Re-import Liger-Kernel's CSV and its gh-pages history (LIGER_HISTORY=...) into data/
 	$(KI) import liger $(DATA)/sources/liger-kernel-bench/all_benchmark_data.csv $(LIGER_HISTORY) --data $(DATA)
+
+import-kernelbench: install ## Re-import KernelBench's timings (data/sources/kernelbench) into data/
+	$(KI) import kernelbench --data $(DATA) $(DATA)/sources/kernelbench/timing
 
 build: install ## Build the site from data/ into site/ (redoes only what changed; see README)
 	$(KI) build --data $(DATA) --out $(SITE)$(if $(BASE_URL), --base-url '$(BASE_URL)')$(if $(REPOSITORY), --repository '$(REPOSITORY)')$(if $(COMMIT), --commit '$(COMMIT)')

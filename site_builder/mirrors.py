@@ -10,6 +10,7 @@ from typing import Any
 
 from . import urls
 from .discover.views import DISCOVER_PAGE_MODELS
+from .kernelbench.views import KERNELBENCH_PAGE_MODELS
 from .manifest import PageRecord
 from .render import to_json
 from .search.schema import DATA_SCHEMAS
@@ -42,7 +43,7 @@ PART_SIZE = 2000
 
 
 def _page_models() -> dict[str, type[Page]]:
-    return {**PAGE_MODELS, **DISCOVER_PAGE_MODELS}
+    return {**PAGE_MODELS, **DISCOVER_PAGE_MODELS, **KERNELBENCH_PAGE_MODELS}
 
 
 def schema_kinds() -> list[str]:

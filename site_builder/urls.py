@@ -180,3 +180,9 @@ def badge(implementation_name: str) -> str:
 def compare(run_ids: list[str]) -> str:
     """The compare page for these runs (digest prefixes); the query is read by compare.js."""
     return f"{COMPARE}?runs={','.join(run_ids)}"
+
+KERNELBENCH = "kernelbench/index.html"
+
+
+def kernelbench_problem(operation: str) -> str:
+    return f"kernelbench/{operation}.html"

@@ -744,6 +744,15 @@ class FamilyView(View):
     kernels: list[KernelSummary]
 
 
+class CollectionView(View):
+    """A set of kernels with an index of its own (KernelBench's problems), listed as one entry."""
+
+    title: str
+    url: str
+    kernels: int
+    note: str
+
+
 class IndexPage(Page):
     kind: Literal["index"] = "index"
     gpu: str | None = Field(default=None, description="the GPU this index is for (its label); null: every GPU")
@@ -753,6 +762,7 @@ class IndexPage(Page):
     families: list[FamilyView]
     awaiting: list[Link] = Field(default_factory=list,
                                  description="kernels awaiting a declaration: imported, but not on the record tables")
+    collections: list[CollectionView] = Field(default_factory=list, description="kernel sets indexed on pages of their own")
     runs: int
     eligible_runs: int
     implementations: int

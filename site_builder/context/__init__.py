@@ -20,6 +20,7 @@ from .discover import discover_tasks
 from .kernels import KernelPlans
 from .site import challenges_tasks, index_tasks, methodology_page
 from .timeline import regressions_page
+from ..kernelbench.context import kernelbench_tasks
 
 def _one(build: Callable[[], Page]) -> PageTask:
     return lambda: (build(),)
@@ -54,6 +55,7 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageS
         _one(lambda: methodology_page(factory, methodology_markdown)),
         _one(lambda: regressions_page(factory)),
         *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
+        *kernelbench_tasks(factory),  # KernelBench's problems by level and family (issue 27)
     ]
 
 

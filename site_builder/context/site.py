@@ -14,7 +14,7 @@ from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
 from ..signatures import RowSignatures
 from ..views import (
-    ChallengeRow, ChallengesPage, Choice, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
+    ChallengeRow, ChallengesPage, Choice, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
 )
 from ..discover.gpus import slugify
@@ -102,7 +102,13 @@ def index_page(factory: ViewFactory, choices: IndexChoices | None = None, gpu: s
     # A kernel nobody has declared has no floor and no known tensors: its records are not records
     # yet. It is named once, below the tables, so that someone declares it.
     awaiting: list[Link] = []
+    collected: Counter[str] = Counter()
     for name, operation in sorted(catalog.operations.items()):
+        # KernelBench's hundreds of problems have their own index (by level and family): one
+        # entry here instead of a row each.
+        if "kernelbench_level" in operation.metadata.labels:
+            collected["kernelbench"] += 1
+            continue
         if not is_declared(operation):
             awaiting.append(factory.operation_link(name))
             continue
@@ -130,6 +136,10 @@ def index_page(factory: ViewFactory, choices: IndexChoices | None = None, gpu: s
                       for p in (None, *choices.passes) if choices.offered(gpu, p)],
         families=[FamilyView(family=family, kernels=kernels) for family, kernels in sorted(families.items())],
         awaiting=awaiting,
+        collections=[CollectionView(title="KernelBench problems", url=urls.KERNELBENCH, kernels=collected["kernelbench"],
+                                    note="PyTorch problems in four levels, with eager and torch.compile baseline "
+                                         "times on many GPUs; browsable by level and operator family")]
+        if collected["kernelbench"] else [],
         runs=len(board.runs), eligible_runs=len(board.runs) - len(board.reasons),
         implementations=len(catalog.implementations), gpus=len(catalog.hardware),
         last_observed=max((run.observed_at for run in board.runs.values()), default=None),
