@@ -166,8 +166,9 @@ def _distinct(labels: list[str], names: list[str]) -> list[str]:
 
 
 def display_unit(values: Sequence[float], unit: str) -> tuple[str, float]:
-    """(the unit a chart shows, the divisor from ``unit``): times in µs or ms, anything else as it is."""
-    return _time_unit(values) if unit == "ns" and values else (unit, 1.0)
+    """(the unit a chart shows, the divisor from ``unit``): times in µs, as the tables beside the
+    charts read; anything else as it is."""
+    return (TIME_UNIT, NS_PER_TIME_UNIT) if unit == "ns" and values else (unit, 1.0)
 
 
 def timeline_spec(series: Sequence[Any], steps: Sequence[Any], unit: str) -> dict[str, Any]:
