@@ -25,6 +25,7 @@ from . import formatting, urls
 from .chart_svg import ChartRenderer, spec_json
 from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
+from .derive.leaderboard import precision_label
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
@@ -365,7 +366,7 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, pretty_json_html=pretty_json_html, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
-            render_once=self.render_once,
+            render_once=self.render_once, precision_label=precision_label,
         )
         self._rows = RowSplicer(self._render, urls.relative)
         self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, spec_json=spec_json, series_rows=series_rows,

@@ -52,6 +52,7 @@ class Cohort:
     unranked: list[RunFacts]
     history: list[RecordEvent]
     label: str = ""
+    precision: str = ""  # the precision lane of its runs ("tf32"); "" for strict runs
 
     @property
     def leader(self) -> RankedRow | None:
@@ -266,14 +267,23 @@ def _parsed(formula: str, formulas: dict[str, Expression]) -> Expression:
     return formulas[formula]
 
 
-def _facets(catalog: Catalog, lane: tuple[str, str, str | None]) -> tuple[tuple[str, str], ...]:
-    """What may tell groups on one GPU apart, for the groups of a lane (protocol, environment, metric):
-    a group's facets depend on nothing else."""
-    protocol_name, environment_name, metric = lane
+def precision_label(lane: str) -> str:
+    """How a page names a precision lane: "TF32" for "tf32", "fp16 accumulation" for "fp16_accumulation"."""
+    return " + ".join(PRECISION_NAMES.get(mode, mode.replace("_", " ")) for mode in lane.split("+")) if lane else ""
+
+
+PRECISION_NAMES = {"tf32": "TF32"}
+
+
+def _facets(catalog: Catalog, lane: tuple[str, str, str | None, str]) -> tuple[tuple[str, str], ...]:
+    """What may tell groups on one GPU apart, for the groups of a lane (protocol, environment,
+    metric, precision lane): a group's facets depend on nothing else."""
+    protocol_name, environment_name, metric, precision = lane
     protocol, environment = catalog.protocols[protocol_name], catalog.environments[environment_name]
     measurement, hardware, software = protocol.spec.measurement, environment.spec.hardware, environment.spec.software
     harness = protocol.spec.harness
     facets = [
+        ("precision", f"{precision_label(precision)} lane" if precision else ""),
         ("pass", measurement.timedPass or protocol.metadata.labels.get("pass", "")),
         ("metric", (metric or "no metric").split(":", 1)[0]),
         ("cuda graph", "CUDA graph replay" if measurement.cudaGraph else ""),
@@ -359,6 +369,7 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
         # gpu, runs, rows, unranked, history): keywords cost more on 57,000 groups.
         cohorts[key] = cohort = Cohort(key, first.operation, first.workload, first.protocol, first.environment, metric,
                                        gpus[first.environment], members, rows, unranked, record_history(eligible))
+        cohort.precision = first.lane
         by_workload.setdefault(first.workload, []).append((_default_first(cohort), cohort))
     reasons = dict(sorted(reasons.items()))  # in the runs' order (by name), not the groups'
 
@@ -368,7 +379,8 @@ def _derive_leaderboard(catalog: Catalog, as_of: date) -> Leaderboard:
     for name, ordered in by_workload.items():
         ordered.sort(key=_FIRST)  # the orders end in the groups' keys: never equal
         workload_cohorts[name] = group = [cohort for _, cohort in ordered]
-        labels = labeller.labels([(cohort.key, cohort.gpu.label, (cohort.protocol, cohort.environment, cohort.metric))
+        labels = labeller.labels([(cohort.key, cohort.gpu.label,
+                                   (cohort.protocol, cohort.environment, cohort.metric, cohort.precision))
                                   for cohort in group])
         for cohort in group:
             cohort.label = labels[cohort.key]
