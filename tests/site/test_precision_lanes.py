@@ -63,3 +63,20 @@ def test_lane_names():
     assert precision_lane(("tf32",), ()) == "tf32" and precision_lane(("tf32",), ("tf32",)) == ""
     assert precision_lane(("tf32", "fp16_accumulation"), ("tf32",)) == "fp16_accumulation"
     assert precision_label("tf32") == "TF32" and precision_label("fp16_accumulation+tf32") == "fp16 accumulation + TF32"
+
+
+def test_a_run_without_precision_keeps_its_canonical_form_and_digest():
+    """The new field is optional: a run that does not declare it dumps (and so hashes) exactly as
+    before; one that declares it hashes differently, its modes sorted as a set."""
+    from schemas.digest import canonical_json, spec_digest
+    from schemas.kinds import BenchmarkRunSpec
+    from site_builder.link import _normalise
+
+    base = {"implementation": "i", "workload": "w", "protocol": "p", "environment": "e", "status": "passed",
+            "timing": {"primaryStatistic": "median", "latencyNs": {"median": 1000}}, "observedAt": "2026-01-01T00:00:00Z"}
+    plain = _normalise(BenchmarkRunSpec(**base).model_dump(mode="json", exclude_none=True))
+    assert "precision" not in plain
+    assert canonical_json(plain) == canonical_json(_normalise(BenchmarkRunSpec.model_validate(base).model_dump(mode="json", exclude_none=True)))
+    declared = _normalise(BenchmarkRunSpec(**base, precision={"reducedModes": ["tf32", "tf32"]}).model_dump(mode="json", exclude_none=True))
+    assert declared["precision"] == {"reducedModes": ["tf32"]}
+    assert spec_digest("BenchmarkRun", declared) != spec_digest("BenchmarkRun", plain)
