@@ -26,6 +26,7 @@ from .chart_svg import ChartRenderer, spec_json
 from .timeline_svg import timeline_svg
 from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
+from .derive.leaderboard import precision_label
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.views import RecordRow, RecordRun
 from .markdown import render_markdown
@@ -343,7 +344,7 @@ class Renderer:
             mutation_text=lambda m: MUTATION_TEXT.get(m, m), challenge_title=lambda k: CHALLENGE_TITLES.get(k, k),
             pretty_json=pretty_json, pretty_json_text=pretty_json_text, lead_and_rest=lead_and_rest,
             url=self.url_filter, evidence_note=evidence_note, isoformat=lambda moment: moment.isoformat(),
-            words=formatting.words, plain=formatting.plain, drop=formatting.drop,
+            words=formatting.words, plain=formatting.plain, drop=formatting.drop, precision_label=precision_label,
         )
         self.env.tests["latency_metric"] = lambda metric: bool(metric) and metric.startswith("latency:")
         self._rows = RowSplicer(self._render, urls.relative)

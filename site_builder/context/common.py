@@ -262,6 +262,7 @@ class ViewFactory:
             evidence=run.evidence, observed_at=run.observed_at, stale=self.board.is_stale(run),
             implementation=self.implementation(run.implementation), availability=self.availability(run),
             reasons=list(self.board.reasons.get(run.name, ())),
+            precision=list(run.precision) if run.precision is not None else None, lane=run.lane,
         )
 
     # -- groups ------------------------------------------------------------------------------------

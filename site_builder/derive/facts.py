@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from schemas.digest import canonical_json, sha256_digest
+
 from ..link import Catalog, Entity
 from .comparison import comparison_key_of_quoted, correctness_digest, primary_metric, quote, quote_metric
 from .evidence import evidence_level, is_kernelindex_measurement
@@ -134,10 +136,15 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
             metric, value = LATENCY_METRICS[statistic], getattr(timing.latencyNs, statistic)
         else:
             metric, value = _primary_metric(spec)
-        lane = (workload_name, protocol_name, environment_name, metric)
+        declared = spec.precision
+        precision = tuple(declared.reducedModes) if declared is not None else None
+        precision_lane = parts.precision_lane(workload_name, precision, run.refs) if precision else ""
+        lane = (workload_name, protocol_name, environment_name, metric, precision_lane)
         found = lanes.get(lane)
         if found is None:
-            key, operation = parts.comparison_key(lane, run.refs)
+            key, operation = parts.comparison_key(lane[:4], run.refs)
+            if precision_lane:
+                key = precision_lane_key(key, precision_lane)
             group = groups.get(key)  # workloads of one spec under two names have one digest: one key
             if group is None:
                 group = groups[key] = []
@@ -159,15 +166,27 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
         facts[name] = fact = RunFacts(
             name, run.digest, operation, workload_name, implementation, protocol_name, environment_name, key,
             spec.status, value, metric, spec.observedAt, language, baseline, evidence,
-            model.metadata.retraction is not None, supersedes.name if supersedes is not None else None)
+            model.metadata.retraction is not None, supersedes.name if supersedes is not None else None, precision,
+            precision_lane)
         group.append(fact)
         if is_verified:
             verified.append((fact, raw_evidence))
     if verified:
         _count_verifications(facts, verified, implementations, groups)
     # A pair's first run is the first run of its first lane: lanes are in the order runs first have them.
-    pairs = list(dict.fromkeys([(workload, environment) for workload, _, environment, _ in lanes]))
+    pairs = list(dict.fromkeys([(workload, environment) for workload, _, environment, _, _ in lanes]))
     return RunIndex(facts, groups, pairs, frozenset(superseded), sources)
+
+
+def precision_lane_key(key: str, lane: str) -> str:
+    """The group key of a precision lane's runs: the comparison key (the public KernelIndex's, kept
+    for strict runs) hashed with the lane, so reduced-precision runs form a group of their own."""
+    return sha256_digest(canonical_json({"comparisonKey": key, "precisionLane": lane}))
+
+
+def precision_lane(modes: tuple[str, ...], admitted: tuple[str, ...]) -> str:
+    """The lane of a run declaring ``modes`` on a workload whose policy admits ``admitted``."""
+    return "+".join(sorted(set(modes) - set(admitted)))
 
 
 def _unverified_levels(implementation: ImplementationFacts) -> tuple[str, str]:
@@ -189,6 +208,7 @@ class _KeyParts:
         self._environments: dict[str, str] = {}  # environment name -> its digest's JSON string
         self._harnesses: dict[str, str] = {}  # protocol name -> its harness's name
         self._policies: dict[str, str] = {}  # a correctness policy's repr -> its digest's JSON string
+        self._admitted: dict[str, tuple[str, ...]] = {}  # workload name -> reduced modes its policy admits
 
     def comparison_key(self, lane: tuple[str, str, str, str | None], refs: dict[str, Entity]) -> tuple[str, str]:
         """The comparison key of a run's lane (workload, protocol, environment, metric: the names
@@ -221,6 +241,14 @@ class _KeyParts:
         if policy is None:
             policy = self._policies[written] = quote(correctness_digest(correctness))
         return policy
+
+    def precision_lane(self, workload_name: str, modes: tuple[str, ...], refs: dict[str, Entity]) -> str:
+        """``precision_lane`` of a run declaring ``modes``, its workload's admitted modes read once."""
+        admitted = self._admitted.get(workload_name)
+        if admitted is None:
+            policy = refs["workload"].spec.correctness
+            admitted = self._admitted[workload_name] = tuple(policy.admittedModes or ())
+        return precision_lane(modes, admitted)
 
     def harness(self, protocol_name: str, refs: dict[str, Entity]) -> str:
         """The name of the harness of a run's protocol."""

@@ -60,6 +60,7 @@ class Cohort:
     label: str = ""
     floor: Floor | None = None  # what the group's times are held to (floor_for_pass of its workload's)
     no_floor: str | None = None  # why it has none, in words (no_floor_reason)
+    precision: str = ""  # the precision lane of its runs ("tf32"); "" for strict runs
 
     @property
     def leader(self) -> RankedRow | None:
@@ -337,14 +338,23 @@ def _parsed(formula: str, formulas: dict[str, Expression]) -> Expression:
     return formulas[formula]
 
 
-def _facets(catalog: Catalog, lane: tuple[str, str, str | None]) -> tuple[tuple[str, str], ...]:
-    """What may tell groups on one GPU apart, for the groups of a lane (protocol, environment, metric):
-    a group's facets depend on nothing else."""
-    protocol_name, environment_name, metric = lane
+def precision_label(lane: str) -> str:
+    """How a page names a precision lane: "TF32" for "tf32", "fp16 accumulation" for "fp16_accumulation"."""
+    return " + ".join(PRECISION_NAMES.get(mode, mode.replace("_", " ")) for mode in lane.split("+")) if lane else ""
+
+
+PRECISION_NAMES = {"tf32": "TF32"}
+
+
+def _facets(catalog: Catalog, lane: tuple[str, str, str | None, str]) -> tuple[tuple[str, str], ...]:
+    """What may tell groups on one GPU apart, for the groups of a lane (protocol, environment,
+    metric, precision lane): a group's facets depend on nothing else."""
+    protocol_name, environment_name, metric, precision = lane
     protocol, environment = catalog.protocols[protocol_name], catalog.environments[environment_name]
     measurement, hardware, software = protocol.spec.measurement, environment.spec.hardware, environment.spec.software
     harness = protocol.spec.harness
     facets = [
+        ("precision", f"{precision_label(precision)} lane" if precision else ""),
         ("pass", measurement.timedPass or protocol.metadata.labels.get("pass", "")),
         ("metric", (metric or "no metric").split(":", 1)[0]),
         ("cuda graph", "CUDA graph replay" if measurement.cudaGraph else ""),
@@ -447,6 +457,7 @@ def _derive_leaderboard(catalog: Catalog, as_of: date, own: OwnSource | None) ->
             cohort.no_floor = no_floor_reason(
                 metric=metric, suite=first.workload in suites, declared=is_declared(catalog.operations[first.operation]),
                 datasheet=gpu.datasheet is not None, gpu=gpu.label)
+        cohort.precision = first.lane
         by_workload.setdefault(first.workload, []).append((_default_first(cohort), cohort))
     reasons = dict(sorted(reasons.items()))  # in the runs' order (by name), not the groups'
 
@@ -456,7 +467,8 @@ def _derive_leaderboard(catalog: Catalog, as_of: date, own: OwnSource | None) ->
     for name, ordered in by_workload.items():
         ordered.sort(key=_FIRST)  # the orders end in the groups' keys: never equal
         workload_cohorts[name] = group = [cohort for _, cohort in ordered]
-        labels = labeller.labels([(cohort.key, cohort.gpu.label, (cohort.protocol, cohort.environment, cohort.metric))
+        labels = labeller.labels([(cohort.key, cohort.gpu.label,
+                                   (cohort.protocol, cohort.environment, cohort.metric, cohort.precision))
                                   for cohort in group])
         for cohort in group:
             cohort.label = labels[cohort.key]

@@ -42,6 +42,12 @@ class RunFacts:
     evidence: str = "reported"
     retracted: bool = False
     supersedes: str | None = None  # name of the run this one replaces
+    # Reduced-precision modes the run declares (spec.precision.reducedModes); None: not declared.
+    precision: tuple[str, ...] | None = None
+    # Its precision lane: the declared modes its workload's policy does not admit, joined by "+"
+    # ("tf32"); "" for strict runs, admitted modes and runs that declare nothing. Runs of different
+    # lanes are never ranked together ("Precision lanes" in DESIGN.md).
+    lane: str = ""
 
     @property
     def statistic(self) -> str | None:

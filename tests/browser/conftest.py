@@ -27,7 +27,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 2)  # after the newest observation in data/
 ARTIFACTS = REPO / "test-artifacts"
 AXE = REPO / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = os.environ.get("KERNELINDEX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"

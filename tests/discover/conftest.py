@@ -14,7 +14,7 @@ from tests.bundled import bundled_data
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 2)  # after the newest observation in data/
 BASE_URL = "https://kernelindex.example/site"
 NODE = shutil.which("node")
 

@@ -29,9 +29,12 @@ def test_a_second_verified_run_of_one_implementation_in_one_group_makes_both_rep
     shutil.copytree(HARNESS_RUNS, data / "runs" / "kernelindex-harness" / "llama4-rope")
     text = (HARNESS_RUNS / f"{RUN}.yaml").read_text(encoding="utf-8")
     # A second measurement of the same group: another name, source id and median (so another digest).
-    again = (text.replace(f"name: {RUN}", f"name: {RUN}-again").replace("median: 90304", "median: 90305")
+    import re
+
+    median = int(re.search(r"median: (\d+)", text).group(1))
+    again = (text.replace(f"name: {RUN}", f"name: {RUN}-again").replace(f"median: {median}", f"median: {median + 1}", 1)
              .replace("externalId: llama4-rope/", "externalId: again/llama4-rope/"))
-    assert "-again" in again and "90305" in again and "again/" in again
+    assert "-again" in again and f"median: {median + 1}" in again and "again/" in again
     (data / "runs" / "kernelindex-harness" / "llama4-rope" / f"{RUN}-again.yaml").write_text(again, encoding="utf-8")
 
     board = derive_leaderboard(load_catalog(data, AS_OF, cache=False), AS_OF)

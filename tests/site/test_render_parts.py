@@ -76,7 +76,7 @@ from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_js
 from site_builder.views import Citation, KernelSummary, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 2)  # after the newest observation in data/
 
 
 @pytest.fixture(scope="module")
