@@ -22,7 +22,11 @@ from site_builder.yamlfmt import load_plain
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "kernelindex_export" / "small.jsonl"
-REAL = ROOT.parent / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst"
+# The real export, in the shared folder beside the checkout (../shared, or higher for a worktree).
+REAL = next((folder / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst"
+             for folder in ROOT.parents
+             if (folder / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst").exists()),
+            ROOT.parent / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst")
 ALL_SOURCES = ("gpumode-kernelbot", "flashinfer-bench", "sol-execbench")
 AS_OF = date(2026, 8, 20)
 
@@ -219,6 +223,14 @@ def test_our_comparison_keys_are_the_exports(imported):
 @pytest.mark.skipif(not REAL.exists(), reason="the real export is not in ../shared")
 def test_the_real_export(tmp_path):
     pytest.importorskip("zstandard")
+    # The datasheets (and the sources they cite) the floors of the imported runs come from.
+    for hardware in (ROOT / "data" / "hardware").glob("*.yaml"):
+        (tmp_path / "hardware").mkdir(exist_ok=True)
+        shutil.copy(hardware, tmp_path / "hardware")
+        for source in {line.split("source:")[1].split(",")[0].strip(" }") for line in hardware.read_text().splitlines()
+                       if "source:" in line}:
+            (tmp_path / "sources").mkdir(exist_ok=True)
+            shutil.copy(ROOT / "data" / "sources" / f"{source}.yaml", tmp_path / "sources")
     report = import_export(REAL, tmp_path, DEFAULT_SOURCES)
     export = read_export(REAL)
     catalog = load_catalog(tmp_path, cache=False)
@@ -228,3 +240,15 @@ def test_the_real_export(tmp_path):
     # and a workload of different operations upstream and are left out.
     assert report.runs == {"gpumode-kernelbot": 5215, "flashinfer-bench": 1894}
     assert len(report.skipped) == 43
+    # Record history: the export's events for every group of the imported sources, against ours.
+    sources = {row["id"]: row["slug"] for row in export.rows("sources")}
+    runs = [row for row in export.rows("benchmark_runs") if sources[row["sourceId"]] in DEFAULT_SOURCES]
+    theirs = export_histories(runs, export.rows("record_events"))
+    histories, ineligible, held = our_histories(derive_leaderboard(catalog, AS_OF))
+    agreement = compare(histories, theirs, ineligible, held)
+    explained = agreement.explained
+    assert "unexplained" not in explained, agreement.differences[:3]
+    assert set(explained) <= {"ineligible here: BELOW_PHYSICAL_FLOOR", "a record run of theirs is not imported here"}
+    assert explained["a record run of theirs is not imported here"] == 9
+    assert agreement.identical == agreement.compared - sum(explained.values()) >= 1400
+
