@@ -118,17 +118,22 @@ def test_zstandard_export_imports_the_same_files(imported, tmp_path):
     assert tree(tmp_path / "data") == tree(data)
 
 
-def test_default_sources_take_sol_definitions_but_not_sol_runs(tmp_path):
+def test_default_sources_are_gpu_mode_and_flashinfer_bench(imported, tmp_path):
     report = import_export(FIXTURE, tmp_path, DEFAULT_SOURCES)
     assert set(report.runs) == {"gpumode-kernelbot", "flashinfer-bench"}
-    assert not (tmp_path / "runs" / "sol-execbench").exists()
+    assert not (tmp_path / "runs" / "sol-execbench").exists() and not (tmp_path / "sources" / "sol-execbench.yaml").exists()
     catalog = load_catalog(tmp_path, cache=False)
     credited = {source for operation in catalog.operations.values() for source in operation.metadata.sources}
-    # FlashInfer-Bench runs on definitions the public KernelIndex took from SOL-ExecBench's API.
-    assert {"sol-execbench", "flashinfer-bench", "gpumode-kernelbot", "kernelindex-export"} <= credited
-    for name in ("gpumode-kernelbot", "flashinfer-bench", "sol-execbench"):
+    assert credited == {"flashinfer-bench", "gpumode-kernelbot", "kernelindex-export"}
+    for name in ("gpumode-kernelbot", "flashinfer-bench"):
         source = catalog.sources[name].spec
         assert source.attribution and source.url.startswith("https://")
+    # SOL-ExecBench (with --source sol-execbench) is credited as its upstream policy asks.
+    sol = load_catalog(imported[0], cache=False)
+    assert sol.sources["sol-execbench"].spec.attribution == "NVIDIA SOL-ExecBench"
+    assert all("sol-execbench" in op.metadata.sources for op in sol.operations.values()
+               if any(run.spec.sourceNative.source == "sol-execbench" for run in sol.runs.values()
+                      if run.refs["workload"].refs["operation"] is op))
     assert catalog.sources["gpumode-kernelbot"].spec.license == "June 9 Researcher Reciprocity License v1.0"
     assert catalog.sources["flashinfer-bench"].spec.license == "Apache-2.0"
 
@@ -252,3 +257,29 @@ def test_the_real_export(tmp_path):
     assert explained["a record run of theirs is not imported here"] == 9
     assert agreement.identical == agreement.compared - sum(explained.values()) >= 1400
 
+
+
+def test_the_site_shows_imported_kernels_amd_gpus_attribution_and_floors(imported, tmp_path):
+    from site_builder.build import build_site
+
+    data, _ = imported
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    (copy / "hardware").mkdir(exist_ok=True)
+    for name in ("mi300x", "mi355x", "b200"):
+        shutil.copy(ROOT / "data" / "hardware" / f"{name}.yaml", copy / "hardware")
+    for source in ("amd-mi300x-datasheet", "tomshardware-mi355x", "isscc-mi355x-report", "glennklockwood-b200", "nvidia-hgx-b200"):
+        shutil.copy(ROOT / "data" / "sources" / f"{source}.yaml", copy / "sources")
+    site = tmp_path / "site"
+    build_site(copy, site, as_of=AS_OF)
+    gpus = (site / "gpus.html").read_text(encoding="utf-8")
+    assert "AMD Instinct MI300X" in gpus and "AMD Instinct MI355X" in gpus
+    catalog = load_catalog(copy, cache=False)
+    run = next(name for name, r in catalog.runs.items() if r.spec.sourceNative.source == "gpumode-kernelbot"
+               and r.refs["environment"].spec.hardware.product == "AMD Instinct MI300X" and r.spec.timing)
+    page = (site / "runs" / f"{run}.html").read_text(encoding="utf-8")
+    assert "Data: GPU Mode and the KernelBot dataset" in page
+    kernel = catalog.runs[run].refs["workload"].refs["operation"].name
+    kernel_page = (site / "kernels" / f"{kernel}.html").read_text(encoding="utf-8")
+    assert "GPU Mode and the KernelBot dataset" in kernel_page and "Estimated floor" in kernel_page
+    assert kernel in (site / "api" / "v1" / "search-index.json").read_text(encoding="utf-8")
