@@ -22,7 +22,11 @@ from site_builder.yamlfmt import load_plain
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "kernelindex_export" / "small.jsonl"
-REAL = ROOT.parent / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst"
+# The real export, in the shared folder beside the checkout (../shared, or higher for a worktree).
+REAL = next((folder / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst"
+             for folder in ROOT.parents
+             if (folder / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst").exists()),
+            ROOT.parent / "shared" / "data" / "kernelindex-export" / "catalog-2026-08-16-0022af0b.jsonl.zst")
 ALL_SOURCES = ("gpumode-kernelbot", "flashinfer-bench", "sol-execbench")
 AS_OF = date(2026, 8, 20)
 
@@ -114,17 +118,22 @@ def test_zstandard_export_imports_the_same_files(imported, tmp_path):
     assert tree(tmp_path / "data") == tree(data)
 
 
-def test_default_sources_take_sol_definitions_but_not_sol_runs(tmp_path):
+def test_default_sources_are_gpu_mode_and_flashinfer_bench(imported, tmp_path):
     report = import_export(FIXTURE, tmp_path, DEFAULT_SOURCES)
     assert set(report.runs) == {"gpumode-kernelbot", "flashinfer-bench"}
-    assert not (tmp_path / "runs" / "sol-execbench").exists()
+    assert not (tmp_path / "runs" / "sol-execbench").exists() and not (tmp_path / "sources" / "sol-execbench.yaml").exists()
     catalog = load_catalog(tmp_path, cache=False)
     credited = {source for operation in catalog.operations.values() for source in operation.metadata.sources}
-    # FlashInfer-Bench runs on definitions the public KernelIndex took from SOL-ExecBench's API.
-    assert {"sol-execbench", "flashinfer-bench", "gpumode-kernelbot", "kernelindex-export"} <= credited
-    for name in ("gpumode-kernelbot", "flashinfer-bench", "sol-execbench"):
+    assert credited == {"flashinfer-bench", "gpumode-kernelbot", "kernelindex-export"}
+    for name in ("gpumode-kernelbot", "flashinfer-bench"):
         source = catalog.sources[name].spec
         assert source.attribution and source.url.startswith("https://")
+    # SOL-ExecBench (with --source sol-execbench) is credited as its upstream policy asks.
+    sol = load_catalog(imported[0], cache=False)
+    assert sol.sources["sol-execbench"].spec.attribution == "NVIDIA SOL-ExecBench"
+    assert all("sol-execbench" in op.metadata.sources for op in sol.operations.values()
+               if any(run.spec.sourceNative.source == "sol-execbench" for run in sol.runs.values()
+                      if run.refs["workload"].refs["operation"] is op))
     assert catalog.sources["gpumode-kernelbot"].spec.license == "June 9 Researcher Reciprocity License v1.0"
     assert catalog.sources["flashinfer-bench"].spec.license == "Apache-2.0"
 
@@ -219,6 +228,14 @@ def test_our_comparison_keys_are_the_exports(imported):
 @pytest.mark.skipif(not REAL.exists(), reason="the real export is not in ../shared")
 def test_the_real_export(tmp_path):
     pytest.importorskip("zstandard")
+    # The datasheets (and the sources they cite) the floors of the imported runs come from.
+    for hardware in (ROOT / "data" / "hardware").glob("*.yaml"):
+        (tmp_path / "hardware").mkdir(exist_ok=True)
+        shutil.copy(hardware, tmp_path / "hardware")
+        for source in {line.split("source:")[1].split(",")[0].strip(" }") for line in hardware.read_text().splitlines()
+                       if "source:" in line}:
+            (tmp_path / "sources").mkdir(exist_ok=True)
+            shutil.copy(ROOT / "data" / "sources" / f"{source}.yaml", tmp_path / "sources")
     report = import_export(REAL, tmp_path, DEFAULT_SOURCES)
     export = read_export(REAL)
     catalog = load_catalog(tmp_path, cache=False)
@@ -228,3 +245,41 @@ def test_the_real_export(tmp_path):
     # and a workload of different operations upstream and are left out.
     assert report.runs == {"gpumode-kernelbot": 5215, "flashinfer-bench": 1894}
     assert len(report.skipped) == 43
+    # Record history: the export's events for every group of the imported sources, against ours.
+    sources = {row["id"]: row["slug"] for row in export.rows("sources")}
+    runs = [row for row in export.rows("benchmark_runs") if sources[row["sourceId"]] in DEFAULT_SOURCES]
+    theirs = export_histories(runs, export.rows("record_events"))
+    histories, ineligible, held = our_histories(derive_leaderboard(catalog, AS_OF))
+    agreement = compare(histories, theirs, ineligible, held)
+    explained = agreement.explained
+    assert "unexplained" not in explained, agreement.differences[:3]
+    assert set(explained) <= {"ineligible here: BELOW_PHYSICAL_FLOOR", "a record run of theirs is not imported here"}
+    assert explained["a record run of theirs is not imported here"] == 9
+    assert agreement.identical == agreement.compared - sum(explained.values()) >= 1400
+
+
+
+def test_the_site_shows_imported_kernels_amd_gpus_attribution_and_floors(imported, tmp_path):
+    from site_builder.build import build_site
+
+    data, _ = imported
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    (copy / "hardware").mkdir(exist_ok=True)
+    for name in ("mi300x", "mi355x", "b200"):
+        shutil.copy(ROOT / "data" / "hardware" / f"{name}.yaml", copy / "hardware")
+    for source in ("amd-mi300x-datasheet", "tomshardware-mi355x", "isscc-mi355x-report", "glennklockwood-b200", "nvidia-hgx-b200"):
+        shutil.copy(ROOT / "data" / "sources" / f"{source}.yaml", copy / "sources")
+    site = tmp_path / "site"
+    build_site(copy, site, as_of=AS_OF)
+    gpus = (site / "gpus.html").read_text(encoding="utf-8")
+    assert "AMD Instinct MI300X" in gpus and "AMD Instinct MI355X" in gpus
+    catalog = load_catalog(copy, cache=False)
+    run = next(name for name, r in catalog.runs.items() if r.spec.sourceNative.source == "gpumode-kernelbot"
+               and r.refs["environment"].spec.hardware.product == "AMD Instinct MI300X" and r.spec.timing)
+    page = (site / "runs" / f"{run}.html").read_text(encoding="utf-8")
+    assert "Data: GPU Mode and the KernelBot dataset" in page
+    kernel = catalog.runs[run].refs["workload"].refs["operation"].name
+    kernel_page = (site / "kernels" / f"{kernel}.html").read_text(encoding="utf-8")
+    assert "GPU Mode and the KernelBot dataset" in kernel_page and "Estimated floor" in kernel_page
+    assert kernel in (site / "api" / "v1" / "search-index.json").read_text(encoding="utf-8")

@@ -61,10 +61,8 @@ def liger(paths: tuple[Path, ...], data_dir: Path) -> None:
 @click.option("--source", "sources", multiple=True, metavar="SLUG",
               help="Import the runs of this source (repeatable). Default: gpumode-kernelbot and flashinfer-bench; "
                    "sol-execbench adds SOL-ExecBench's leaderboard results.")
-@click.option("--definitions/--no-definitions", default=True, show_default=True,
-              help="Also import SOL-ExecBench's definitions (kernels, without results), as the public KernelIndex shows them.")
 @click.option("--verbose", is_flag=True, help="List every object left out, with why.")
-def kernelindex_export(export_path: Path, data_dir: Path, sources: tuple[str, ...], definitions: bool, verbose: bool) -> None:
+def kernelindex_export(export_path: Path, data_dir: Path, sources: tuple[str, ...], verbose: bool) -> None:
     """Import the public KernelIndex's catalog export (catalog-*.jsonl.zst or .jsonl).
 
     Writes the chosen sources' runs with every kernel, workload, implementation, project, protocol,
@@ -72,7 +70,7 @@ def kernelindex_export(export_path: Path, data_dir: Path, sources: tuple[str, ..
     file is written). Running it twice changes nothing; files a person wrote are kept; a later
     export updates what changed, and runs it no longer holds are removed and listed as withdrawn.
     """
-    from .kernelindex_export import DEFAULT_SOURCES, DEFINITION_SOURCES, import_export
+    from .kernelindex_export import DEFAULT_SOURCES, import_export
 
     started = time.perf_counter()
 
@@ -80,8 +78,7 @@ def kernelindex_export(export_path: Path, data_dir: Path, sources: tuple[str, ..
         click.echo(f"[{time.perf_counter() - started:5.1f} s] {message}", err=True)
 
     try:
-        report = import_export(export_path, data_dir, sources or DEFAULT_SOURCES, progress,
-                               DEFINITION_SOURCES if definitions else ())
+        report = import_export(export_path, data_dir, sources or DEFAULT_SOURCES, progress)
     except ImporterError as error:
         raise click.ClickException(str(error)) from None
     for path in report.files.kept:

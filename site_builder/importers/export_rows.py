@@ -98,7 +98,7 @@ def write_rows(path: Path | None, rows: Iterable[tuple[str, dict[str, Any]]], ou
     if path is not None and path.name.endswith(".zst"):
         import zstandard
 
-        payload = zstandard.ZstdCompressor(level=19).compress(payload)
+        payload = zstandard.ZstdCompressor(level=10).compress(payload)
     if path is None:
         assert out is not None
         out.write(payload)

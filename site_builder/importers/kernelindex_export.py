@@ -40,13 +40,13 @@ from .export_rows import Export, read_export
 from .output import GENERATED_LABEL, ImporterError, Plan, Report, apply
 
 IMPORTER = "kernelindex import kernelindex-export"
-# The sources whose runs are imported unless --source says otherwise. Of SOL-ExecBench only facts the
-# public KernelIndex shows come in by default: its definitions (names, axes, shapes, dtypes, taken
-# from the leaderboard's public API) as kernels credited to NVIDIA SOL-ExecBench, without the
-# leaderboard's results, which come in with --source sol-execbench. Nothing of the SOL-ExecBench
-# dataset, whose license forbids redistribution, is in the export.
+# The sources whose runs are imported unless --source says otherwise. SOL-ExecBench comes in only with
+# --source sol-execbench, and then only what the public KernelIndex shows of it: leaderboard results
+# per submission (suite means and the leaderboard's metrics) over definitions taken from the
+# leaderboard's public API. Nothing of the SOL-ExecBench dataset, whose license forbids
+# redistribution, is in the export. (Its definitions alone are not imported: a kernel without a
+# workload has no page here.)
 DEFAULT_SOURCES = ("gpumode-kernelbot", "flashinfer-bench")
-DEFINITION_SOURCES = ("sol-execbench",)
 # A definition whose manifest cites this page came from SOL-ExecBench's leaderboard API.
 SOURCE_OF_DEFINITION = {"research.nvidia.com/benchmarks/sol-execbench": "sol-execbench"}
 # The export itself, credited on every page that shows its data (Apache-2.0, see SOURCE.md beside it).
@@ -189,9 +189,7 @@ class _Pick:
 
 
 class _Planner:
-    def __init__(self, export: Export, sources: tuple[str, ...], report: ImportReport,
-                 definitions: tuple[str, ...] = DEFINITION_SOURCES):
-        self.definitions = set(definitions)
+    def __init__(self, export: Export, sources: tuple[str, ...], report: ImportReport):
         self.export = export
         self.report = report
         self.sources = export.by_id("sources")
@@ -274,10 +272,6 @@ class _Planner:
                 sources = operation_sources[pick.operation["semanticDigest"]]
                 sources.add(pick.source)
                 sources.update(_definition_sources(pick.operation))
-        # Definitions of a definition source come in whether or not a run uses them.
-        for operation in self.operations.values():
-            if _definition_sources(operation) & self.definitions and operation.get("semanticDigest") not in excluded:
-                operation_sources[operation["semanticDigest"]].update(_definition_sources(operation))
         credited = set().union(*operation_sources.values()) if operation_sources else set()
         for row in self.export.rows("sources"):
             if row.get("slug") in credited:
@@ -463,9 +457,8 @@ def digests_of_plan(plan: Plan) -> dict[str, str]:
 
 
 def plan_import(export: Export, sources: tuple[str, ...], report: ImportReport,
-                progress: Callable[[str], None] = lambda _message: None,
-                definitions: tuple[str, ...] = DEFINITION_SOURCES) -> Plan:
-    planner = _Planner(export, sources, report, definitions)
+                progress: Callable[[str], None] = lambda _message: None) -> Plan:
+    planner = _Planner(export, sources, report)
     excluded: set[str] = set()
     left_out: list[str] = []  # objects whose check failed, over every attempt
     for _attempt in range(3):
@@ -494,8 +487,7 @@ def plan_import(export: Export, sources: tuple[str, ...], report: ImportReport,
 
 
 def import_export(path: Path, data_dir: Path, sources: tuple[str, ...] = DEFAULT_SOURCES,
-                  progress: Callable[[str], None] = lambda _message: None,
-                  definitions: tuple[str, ...] = DEFINITION_SOURCES) -> ImportReport:
+                  progress: Callable[[str], None] = lambda _message: None) -> ImportReport:
     report = ImportReport()
     progress(f"reading {path}")
     export = read_export(path)
@@ -504,7 +496,7 @@ def import_export(path: Path, data_dir: Path, sources: tuple[str, ...] = DEFAULT
     unknown = sorted(set(sources) - known)
     if unknown:
         raise ImporterError(f"{path}: no source named {', '.join(unknown)} (the export has {', '.join(sorted(s for s in known if s))})")
-    plan = plan_import(export, sources, report, progress, definitions)
+    plan = plan_import(export, sources, report, progress)
     for relative in plan.documents:
         if relative.parts[0] == "runs":
             report.runs[relative.parts[1]] += 1
