@@ -469,6 +469,10 @@ class RunStanding(View):
     observed_at: datetime
     stale: bool
     reasons: list[str] = Field(description="eligibility reason codes; empty for ranked runs")
+    precision: list[str] | None = Field(
+        default=None, description="reduced-precision modes the run declares (e.g. tf32); empty: strict; null: not declared")
+    lane: str = Field(default="", description="its precision lane: declared modes its workload's policy does not admit, "
+                                              "joined by '+'; runs of different lanes are ranked apart")
 
 
 class GroupRef(View):
