@@ -25,7 +25,7 @@ HISTORY = Path("runs") / "liger-kernel-gh-pages"
 # Two protocol splits (dpo_loss and fused_linear_cross_entropy), liger-fp32-accum, no-grad-forward,
 # the H200 and H100 NVL hosts, and a kernel whose sweeps renamed their config keys (qwen2vl_mrope).
 HISTORY_SAMPLE = ("dpo-loss", "fused-linear-cross-entropy", "qwen2vl-mrope")
-_made: list[Path] = []
+_made: dict[tuple[str, ...], Path] = {}
 
 
 def _link(source: str, target: str) -> None:
@@ -35,22 +35,29 @@ def _link(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def bundled_data() -> Path:
-    """data/ itself when it has no history to sample; else the sampled copy (see the module)."""
+def bundled_data(keep: tuple[str, ...] = HISTORY_SAMPLE) -> Path:
+    """data/ itself when it has no history to sample; else a copy whose history keeps the
+    operations ``keep`` (see the module; ``keep=()``: none of it, as ``curated_data``)."""
     history = DATA / HISTORY
     if not history.is_dir():
         return DATA
-    if _made:
-        return _made[0]
+    if keep in _made:
+        return _made[keep]
     root = Path(tempfile.mkdtemp(prefix="kernelindex-bundled-"))
     atexit.register(shutil.rmtree, root, True)
     target = root / "data"
 
     def ignore(folder: str, names: list[str]) -> list[str]:
         if Path(folder).resolve() == history.resolve():
-            return [name for name in names if name not in HISTORY_SAMPLE]
+            return [name for name in names if name not in keep]
         return [name for name in names if name == ".cache"]
 
     shutil.copytree(DATA, target, ignore=ignore, copy_function=_link)
-    _made.append(target)
+    _made[keep] = target
     return target
+
+
+def curated_data() -> Path:
+    """data/ without Liger's weekly history: what tests/test_data.py checks figure by figure (the
+    history's 83,000 runs are checked by ``make validate`` and counted from their files)."""
+    return bundled_data(keep=())

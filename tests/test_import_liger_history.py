@@ -141,3 +141,25 @@ def test_cli_shows_progress_and_a_summary(data_dir):
     assert "read 41/41: benchmarks/5057ca8/benchmark.csv" in result.output
     assert "41 file(s), 344 rows, 336 distinct measurements (8 published more than once)" in result.output
     assert "protocol version liger-ci-do-bench-forward-dpo-loss-v2:" in result.output
+
+
+def test_unseen_mode_provider_and_gpu_import_as_placeholders_named_in_the_summary(data_dir, tmp_path):
+    drifted = tmp_path / "drifted"
+    shutil.copytree(FIXTURE, drifted)
+    target = drifted / "benchmarks" / "5057ca8" / "benchmark.csv"
+    lines = target.read_bytes().splitlines(keepends=True)
+    row = lines[1].decode()
+    fields = row.split(",")
+    fields[1], fields[2] = "liger-cutile", "warm-forward"  # a provider and a mode never seen
+    new = ",".join(fields).replace("NVIDIA H100 80GB HBM3", "NVIDIA B300")
+    target.write_bytes(b"".join(lines) + new.encode())
+    report, outcome = import_liger_with_outcome(drifted, data_dir)
+    assert outcome.unmapped == [] and outcome.distinct == 337
+    assert outcome.guessed_providers == ["liger-cutile"]
+    assert set(outcome.placeholders) == {"protocols/liger-ci-do-bench-warm-forward.yaml",
+                                         "environments/liger-bench-nvidia-b300.yaml"}
+    summary = "\n".join(outcome.lines())
+    assert "provider 'liger-cutile'" in summary and "liger-bench-nvidia-b300.yaml (a placeholder was written)" in summary
+    protocol = read_document(data_dir / "protocols" / "liger-ci-do-bench-warm-forward.yaml")
+    assert protocol["metadata"]["labels"]["declared"] == "no"
+    load_catalog(data_dir)

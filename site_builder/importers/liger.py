@@ -740,12 +740,15 @@ class Outcome:
     placeholders: list[str] = field(default_factory=list)  # files written because nobody declared them yet
     generated_kernels: list[str] = field(default_factory=list)  # kernels with a generated (undeclared) spec
     splits: dict[str, int] = field(default_factory=dict)  # protocol version -> runs on it
+    guessed_providers: list[str] = field(default_factory=list)  # providers not in PROVIDERS, mapped by their name
 
     def lines(self) -> list[str]:
         lines = [f"{self.files} file(s), {self.published} rows, {self.distinct} distinct measurements "
                  f"({self.published - self.distinct - len(self.unmapped)} published more than once)"]
         for name, count in sorted(self.splits.items()):
             lines.append(f"protocol version {name}: {count} runs")
+        for name in self.guessed_providers:
+            lines.append(f"needs declaring: provider {name!r} is not in PROVIDERS (mapped by its name)")
         for path in self.placeholders:
             lines.append(f"needs declaring: {path} (a placeholder was written)")
         reasons: dict[str, list[str]] = defaultdict(list)
@@ -807,6 +810,7 @@ def plan_import(rows: list[Row], data_dir: Path, outcome: Outcome | None = None)
         if entry(kernel) is None:
             plan.add(f"kernels/{operation_name(kernel)}.yaml", generated_operation(kernel, kernel_origins))
             outcome.generated_kernels.append(kernel)
+    outcome.guessed_providers.extend(sorted({row.provider for row in rows if row.provider not in PROVIDERS}))
     for path in _missing(rows, data_dir):
         if path.split("/")[0] in PLACEHOLDER_FOLDERS:
             plan.add(path, placeholder_document(path, rows))

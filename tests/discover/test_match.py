@@ -112,7 +112,7 @@ def test_bundled_rope_h100_bf16_seq4096(bundled_index):
     answer = search(bundled_index, "rope h100 bf16 seq=4096")
     found = _answers(bundled_index, answer)
     assert found, "the seed's RoPE on H100 at seq 4096 answers exactly"
-    assert all(op in ("llama4-rope", "rope", "multimodal-rotary-embedding-attention") for op, _, _ in found)
+    assert all(op in ("llama4-rope", "rope", "qwen2vl-mrope", "multimodal-rotary-embedding-attention") for op, _, _ in found)
     assert all(axes.get("seq", axes.get("seq_len")) == 4096 and "H100" in label for _, axes, label in found)
     assert any(op == "llama4-rope" and label.endswith("forward") for op, _, label in found)
 
