@@ -138,13 +138,18 @@ class Leaderboard:
         return cohorts[0] if cohorts else None
 
     def headline_workload(self, operation: Entity) -> str | None:
-        """The workload a kernel page opens on: the declared one, else the one with most eligible runs."""
+        """The workload a kernel page opens on: the declared one, else the one with most eligible runs,
+        else (no run may be ranked: all failed, or all beat the floor) the one with most runs, so a
+        kernel with runs always has its page."""
         if operation.metadata.headlineWorkload:
             return operation.metadata.headlineWorkload
         counts: dict[str, int] = {}
+        every: dict[str, int] = {}
         for run in self.operation_runs.get(operation.name, ()):
+            every[run.workload] = every.get(run.workload, 0) + 1
             if run.name not in self.reasons:
                 counts[run.workload] = counts.get(run.workload, 0) + 1
+        counts = counts or every
         return min(counts, key=lambda name: (-counts[name], name)) if counts else None
 
     # -- history over time -----------------------------------------------------------------------
