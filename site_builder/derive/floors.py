@@ -149,7 +149,7 @@ def no_floor_reason(*, metric: str | None, suite: bool, declared: bool, datashee
     if not metric.endswith(":ns"):
         return f"the group ranks {metric.split(':', 1)[0]}, not a time; floors are times"
     if suite:
-        return "the workload is a suite whose cases combine by a statistic no floor combines through"
+        return "the workload is a suite whose cases leave sizes open or combine by a statistic no floor combines through"
     if not declared:
         return "the kernel awaits a declaration: its tensors and their shapes are unknown, so there is nothing to count"
     if not datasheet:

@@ -21,7 +21,7 @@ from ..ownsource import OwnSource
 from .challenges import CohortChallenge, cohort_challenges, coverage_gaps
 from .eligibility import eligibility_reasons
 from .facts import ImplementationFacts, datasheet_matches, implementation_facts, run_index
-from schemas.shapes import bind_axes, concrete_tensors
+from schemas.shapes import BindingError, bind_axes, concrete_tensors
 
 from .floors import (
     Floor, floor_for_pass, floor_of_bytes, match_datasheet, no_floor_reason, suite_floor, workload_bytes,
@@ -306,7 +306,12 @@ def _suite_floor(suite: Entity, datasheet: str, bandwidth: float, peaks: dict[st
     meta, spec = operation.metadata, operation.spec
     case_floors = []
     for case in suite.spec.cases:
-        axes = bind_axes(spec, case.axes)  # link bound every case already: this cannot fail here
+        try:
+            axes = bind_axes(spec, case.axes)
+        except BindingError:
+            # A case may leave sizes open (GPU MODE's grouped GEMM lists one m, n, k per group):
+            # link accepts it as partial, but no bytes can be counted for it, so no floor.
+            return None
         inputs = concrete_tensors(spec.inputs, axes, suite.spec.dtype)
         outputs = concrete_tensors(spec.outputs, axes, suite.spec.dtype)
         flops = _parsed(meta.flops, formulas).evaluate(axes) if meta.flops else None
