@@ -12,7 +12,7 @@ from schemas.shapes import tensor_bytes
 from .. import urls
 from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
 from ..derive.floors import times_above
-from ..derive.leaderboard import Cohort, Leaderboard
+from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.model import RunFacts
 from ..link import Entity
 from ..signatures import RowSignatures
@@ -36,6 +36,13 @@ T = TypeVar("T")
 # per worker (peak memory is a target). Pages that share views come close together in the
 # page order, so a cache emptied now and then keeps nearly all its hits.
 CACHE_LIMIT = 20_000
+
+
+def on_index(operation: Entity) -> bool:
+    """Whether the kernels index lists this kernel with its record: the index and its GPU choices
+    (and a GPU page's link to them) share this rule. KernelBench's problems have an index of their
+    own (by level and family), and an undeclared kernel holds no record yet."""
+    return "kernelbench_level" not in operation.metadata.labels and is_declared(operation)
 
 
 def kept(cache: dict, key: Any, make: Callable[[], T]) -> T:

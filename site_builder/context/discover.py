@@ -29,7 +29,7 @@ from ..signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
 from ..views import Link, Page
-from .common import PageTask, ViewFactory, as_float, per_key, signed_page, unchecked
+from .common import PageTask, ViewFactory, as_float, on_index, per_key, signed_page, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -494,6 +494,12 @@ def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
                              records=count)
                  for name, count in sorted(holders.items(), key=lambda item: (-item[1], factory.implementation(item[0]).title, item[0]))],
         records_url=urls.records("current", "gpu", key.slug) if cohorts else None,
+        # The index's GPU choice (context.site.IndexChoices) offers a GPU by its datasheet's slug once
+        # one of its groups ranks latencies: a link never leads to an index that was not built (a GPU
+        # whose groups rank only scores or memory, as GPU MODE's MI355X).
+        fastest_url=urls.index_for(key.slug, None)
+        if key.datasheet and any(c.is_latency and c.rows and on_index(context.catalog.operations[c.operation])
+                                 for c in cohorts) else None,
         coverage=coverage, last_observed=max((run.observed_at for run in runs), default=None),
     )
 

@@ -19,7 +19,7 @@ from ..views import (
 )
 from ..discover.gpus import slugify
 from .kernel import steady_leader
-from .common import LIST_LIMIT, ViewFactory, unchecked
+from .common import LIST_LIMIT, ViewFactory, on_index, unchecked
 
 
 class IndexChoices:
@@ -31,8 +31,9 @@ class IndexChoices:
         gpus: dict[str, str] = {}
         passes: set[str] = set()
         self.measured: set[tuple[str, str]] = set()  # (GPU, pass) pairs with a ranked latency run
+        operations = factory.catalog.operations
         for cohort in factory.board.cohorts.values():
-            if cohort.is_latency and cohort.rows:
+            if cohort.is_latency and cohort.rows and on_index(operations[cohort.operation]):
                 gpus[gpu_slug(cohort)] = cohort.gpu.label
                 timed_pass = self.timed_pass(cohort)
                 if timed_pass:

@@ -156,6 +156,7 @@ class GpuPage(Page):
     records: int
     holders: list[HolderCount] = Field(description="records held on this GPU, by implementation")
     records_url: str | None = Field(description="the records ledger filtered to this GPU")
+    fastest_url: str | None = Field(default=None, description="the index of fastest kernels on this GPU, where it has ranked latencies")
     coverage: list[FamilyCoverage]
     last_observed: datetime | None
 
