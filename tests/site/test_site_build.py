@@ -329,7 +329,10 @@ def test_floors_mean_something(site):
         operation = mirror["operation"]["url"].removeprefix("kernels/").removesuffix(".html")
         assert (floor is None) != (why is None), mirror["mirror"]  # a floor, or the reason there is none
         if floor is not None:
-            assert floor["truthful"]["ns"] > 0 and floor["headroomV1"]["ns"] > 0, mirror["mirror"]
+            # The physical floor (the one runs are held to) is never 0. headroom-v1 counts inputs only,
+            # as the public KernelIndex does; a few imported kernels declare no counted input, so it
+            # can be 0 there (a known gap, noted on issue 22's follow-up).
+            assert floor["truthful"]["ns"] > 0 and floor["headroomV1"]["ns"] >= 0, mirror["mirror"]
         # A group without a floor ranks something that is not a time (memory, GPU MODE's score),
         # or its kernel awaits a declaration, or its workload is a suite whose cases leave sizes open.
         open_suite = (why or "").startswith("the workload is a suite")
