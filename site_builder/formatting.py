@@ -9,7 +9,10 @@ _UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"))
 
 
 def latency(ns: float | None) -> str:
-    """81.3 µs, 5.05 µs, 10.4 ms, 750 ns: two decimals under ten of a unit, one above."""
+    """81.3 µs, 5.05 µs, 10.4 ms, 750 ns, 0.31 ns: two decimals under ten of a unit, one above.
+
+    Whole nanoseconds from 10 ns up; below that two decimals, so a tiny floor (a few hundred bytes
+    over HBM) never reads as "0 ns", which would say the floor is missing."""
     if ns is None:
         return "–"
     for scale, unit in _UNITS:
@@ -17,7 +20,9 @@ def latency(ns: float | None) -> str:
             value = ns / scale
             text = f"{value:.2f}" if value < 9.995 else f"{value:.1f}"
             return f"{text} {unit}"
-    return f"{ns:.0f} ns"
+    if ns == 0 or ns >= 9.995:
+        return f"{ns:.0f} ns"
+    return f"{ns:.2f} ns"
 
 
 def measure(value: float | None, unit: str | None) -> str:
