@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .yamlio import load_file
+from .run_yaml import load_file
 
 FOLDERS = {
     "OperationSpec": "kernels", "WorkloadCase": "workloads", "WorkloadSuite": "workloads",

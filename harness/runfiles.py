@@ -16,7 +16,7 @@ from typing import Any
 
 from .plan import HARNESS_SOURCE, PROTOCOL_BASE, Plan, SuiteRef, Task, TimingOptions, protocol_name
 from .stats import suite_mean_ns, summary_ns
-from .yamlio import dump, write_if_changed
+from .run_yaml import dump, write_if_changed
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 RUN_FOLDER = Path("runs") / HARNESS_SOURCE

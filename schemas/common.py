@@ -52,9 +52,9 @@ def check_slug(value: str) -> str:
 class NativeInJson:
     """In JSON mode, pydantic-core's own checks in place of a type's Python validators.
 
-    JSON is validated only from the parse cache (``site_builder.cache``), which holds models that
+    JSON is validated only from the parse cache (``site_builder.incremental.parse_cache``), which holds models that
     passed every check, written as JSON and turned back into an equal model by this same JSON mode
-    before they were stored (``bulkload.model_json``). A few Python validators run on every value
+    before they were stored (``bulk_load.model_json``). A few Python validators run on every value
     of every file (five slugs, three durations a run: a fifth of the time of ``validate_json``),
     while pydantic-core checks the same rules natively, without calling back into Python. So
     ``json_schema`` accepts no value that the Python validators refuse, and builds the same value
@@ -176,7 +176,7 @@ def format_utc(moment: datetime) -> str:
     """Canonical timestamps: UTC, millisecond precision, trailing Z (as the public KernelIndex writes them)."""
     utc = moment.astimezone(timezone.utc)
     # strftime("%Y-%m-%dT%H:%M:%S.") to the character (the year unpadded, as %Y prints it) at
-    # half its cost: every model written to the parse cache is dumped twice (``bulkload.model_json``).
+    # half its cost: every model written to the parse cache is dumped twice (``bulk_load.model_json``).
     return (f"{utc.year}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}."
             f"{utc.microsecond // 1000:03d}Z")
 

@@ -2,21 +2,22 @@
 
 load → validate → link (``load_catalog``) → derive → context → render → write. Everything is
 read and derived before anything is written; outputs then stream into a staging folder, and the
-site changes only when the whole build succeeded (``write``). A build whose inputs are unchanged
-since the site on disk was built stops after fingerprinting them; otherwise unchanged pages and
-files are reused from the previous site (``manifest``), only changed files are moved into it,
-and the output is byte-identical to a clean build either way.
+site changes only when the whole build succeeded (``write``).
+
+What the last build left is reached through one object, ``incremental.PreviousBuild``: a build
+whose inputs are unchanged since the site on disk was built stops after fingerprinting them;
+otherwise unchanged pages and files are reused from the previous site, and the output is
+byte-identical to a build from scratch (``--no-cache``) either way.
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
 import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from itertools import chain
 from pathlib import Path
@@ -25,7 +26,6 @@ import click
 
 from . import urls
 from .asof import as_of_before_loading, from_source_date_epoch, resolve_as_of
-from .cache import ParseCache, default_cache_dir
 from .chart_svg import ChartDrawer
 from .context import page_tasks
 from .derive.comparison import COMPARISON_KEY_VERSION
@@ -35,31 +35,25 @@ from .derive.eligibility import (
 from .derive.evidence import REPLICATIONS_NEEDED
 from .derive.floors import HEADROOM_POLICY
 from .derive.headline import HOST_BOUND_MINIMUM, NOISY_SPREAD
-from .derive.leaderboard import derive_leaderboard
+from .derive.leaderboard import Leaderboard, derive_leaderboard
 from .derive.scaling import MAX_SERIES
 from .derive.staleness import STALE_AFTER_DAYS
 from .discover.outputs import discover_outputs
 from .discover.site_files import check_base_url
 from .favicon import favicon_ico
-from .fingerprint import DataFiles, build_fingerprint, code_fingerprint, fingerprint_with_digests
-from .forked import InFork
-from .manifest import (
-    ManifestHeader, PageRecord, PreviousSite, SiteManifest, forget, inspect_site, listing_digest, manifest_path, read_header,
-)
+from .incremental.page_signatures import PageSignatures
+from .incremental.previous_build import PreviousBuild
+from .incremental.site_manifest import PageRecord
 from .mirrors import MirrorIndex, page_schemas
 from .ownsource import OwnSource, own_source
+from .page_views import MIRROR_VERSION
+from .parallel.render_pool import KeptPages, render_pages
 from .problems import DataError
 from .render import TEMPLATES, Renderer, compiled_templates
-from .render_pool import KeptPages, render_pages
 from .repository import load_catalog
-from .signatures import PageSignatures
-from .views import MIRROR_VERSION
 from .write import OutputError, Outputs
 
 Progress = Callable[[str], None]
-# The site's listing is wanted only after the load and derive: it yields the cores to the hashing
-# of the data and to the load until then (``_check_inputs_and_site``).
-LISTING_NICENESS = 10
 PROGRESS_LINES = 20  # "N pages" lines in a build of many pages (one task makes a page or a few)
 
 
@@ -92,190 +86,119 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
     """Build the site; with ``cache``, reuse the parse cache and whatever the previous site already has.
     ``own``: this repository's URL and measured commit (``ownsource``)."""
     started = time.perf_counter()
-    base_url = check_base_url(base_url)  # a bad URL fails before any work
-    # What the site depends on besides the data and code: a change of any rebuilds every page.
-    config = f"{base_url}|{own.describe() if own else ''}"
 
     def step(message: str) -> None:
         progress(f"[{time.perf_counter() - started:6.1f} s] {message}")
 
+    base_url = check_base_url(base_url)  # a bad URL fails before any work
     known_as_of = as_of_before_loading(as_of, os.environ, data_dir)
-    manifest_file = manifest_path(default_cache_dir(data_dir), out_dir)
-    fingerprint, previous, files = "", None, None
-    site_check = _SiteCheck(None, None, None)
-    if data_dir.is_dir():  # else loading says what is missing
-        step(f"fingerprinting {data_dir} and checking {out_dir}")
-        files = DataFiles(data_dir)  # one listing for the fingerprint and the load
-        fingerprint, site_check = _check_inputs_and_site(
-            data_dir, out_dir, manifest_file if cache else None, files,
-            as_of=str(known_as_of[0]) if known_as_of else "newest observation", base_url=config, cache=cache)
-        if site_check.up_to_date(fingerprint):
-            return BuildSummary(pages=0, mirrors=0, files=site_check.header.files, charts=0,  # type: ignore[union-attr]
-                                seconds=time.perf_counter() - started, as_of=None, as_of_source="", up_to_date=True)
-
+    previous = PreviousBuild(data_dir, out_dir, cache=cache, step=step, config=f"{base_url}|{own.describe() if own else ''}",
+                             as_of=str(known_as_of[0]) if known_as_of else "newest observation")
+    if previous.up_to_date():
+        return BuildSummary(pages=0, mirrors=0, files=previous.files_on_disk, charts=0, up_to_date=True,
+                            seconds=time.perf_counter() - started, as_of=None, as_of_source="")
     step(f"loading {data_dir}")
     # In another process: the Vega bundle while this one loads, then the charts while the pages render.
-    with site_check, ChartDrawer(default_cache_dir(data_dir) if cache else None) as drawer:  # ended even if the build fails
+    with previous, ChartDrawer(previous.cache_dir) as drawer:  # both ended even if the build fails
         # A run may not be observed after an as-of date given explicitly; a date taken from git may
         # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
         catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ),
-                               cache=cache, files=files, parse_cache=site_check.parse_cache)
+                               cache=cache, files=previous.data_files, parse_cache=previous.parse_cache)
         as_of_date, as_of_source = resolve_as_of(
             as_of, os.environ, data_dir, (run.spec.observedAt for run in catalog.runs.values()), known=known_as_of)
         step(f"loaded {sum(len(kind) for kind in catalog.by_kind.values()):,} files; deriving as of {as_of_date}")
         board = derive_leaderboard(catalog, as_of_date, own)
         step(f"derived {len(board.cohorts):,} comparison groups from {len(board.runs):,} runs")
 
-        if cache:  # only now: the site's listing had the load and derive's time to finish
-            previous = site_check.previous_site(out_dir, manifest_file)
+        reusable = previous.reusable_site()  # only now: the site's listing had the load and derive's time to finish
         bundle_name, bundle_bytes = drawer.bundle()
         renderer = Renderer(vega_bundle=bundle_name, compiled=(
-            compiled_templates(default_cache_dir(data_dir), code_fingerprint()) if cache else None))
+            compiled_templates(previous.cache_dir, previous.compiled_templates_key()) if previous.cache_dir else None))
         renderer.charts.draw_with(drawer)
-        # What turns a view model into HTML; pages are reused only when it is unchanged.
-        renderer_fingerprint = hashlib.sha256(f"{code_fingerprint()}|{bundle_name}|{config}".encode()).hexdigest()
-        reuse_pages = previous is not None and previous.renderer == renderer_fingerprint
-        mirrors = MirrorIndex()
-        signatures = PageSignatures(board, renderer_fingerprint)
-        tasks = page_tasks(board, _methodology(renderer, as_of_date), signatures)
-        with_charts: list[str] = []
-        signed_pages: dict[str, list[PageRecord]] = {}
-        pages = rendered = built = 0
-        with Outputs(out_dir, previous) as outputs:
-            for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse_pages,
-                                     progress=_page_progress(step)):
-                if isinstance(task, KeptPages):  # the previous site's pages: their records serve as they are
-                    kept = list(chain.from_iterable(task.pages))
-                    mirrors.add_entries(kept)
-                    outputs.claim_kept(kept)
-                    signed_pages.update(zip(task.signatures, task.pages))
-                    pages += len(kept)
-                    continue
-                records = []
-                for page in task.pages:
-                    # One record per page serves the API index, the manifest and, in an error, as its name.
-                    record = mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
-                    outputs.claim(page.html, by=record)
-                    outputs.claim(page.mirror, by=record)
-                    if page.has_charts:
-                        with_charts.append(page.html.path)
-                    records.append(record)
-                    rendered += page.rendered
-                if task.signature is not None:  # a kernel's pages are recorded together, a task at a time
-                    signed_pages.setdefault(task.signature, []).extend(records)
-                pages += len(task.pages)
-                built += len(task.pages)
-            step(f"{pages:,} pages: {built:,} built, {rendered:,} rendered, the rest unchanged since the last build; "
-                 f"drawing {renderer.charts.rendered:,} distinct charts")
-            # What rendering made here (a record of every file and page, hundreds of thousands) lives
-            # until the build ends: a collection of the oldest generation would walk it again, for
-            # nothing to free, while the site-wide files are made.
-            gc.freeze()
-
-            # The site-wide files first, while the chart process finishes drawing.
-            # Search index, run directory, feeds, badges, robots.txt, llms.txt, sitemap.xml (issue 9).
-            for path, content, by in discover_outputs(board, mirrors, [e.html for e in mirrors.entries], base_url):
-                outputs.add(path, content, by=by)
-            outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date, base_url), by="404 page")
-            outputs.add(urls.API_INDEX, mirrors.document(as_of_date), by="API index")
-            for path, text in page_schemas().items():
-                outputs.add(path, text, by="JSON Schema")
-            outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
-            outputs.add(urls.FAVICON, favicon_ico(), by="favicon")
-            for asset in sorted((TEMPLATES / "static").iterdir()):
-                if asset.is_file():
-                    outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
-            renderer.charts.draw_all()
-            for path in with_charts:
-                outputs.replace(path, renderer.charts.fill(outputs[path]))
+        renderer_fingerprint = previous.renderer_fingerprint(bundle_name)
+        with Outputs(out_dir, reusable) as outputs:
+            pages = _write_pages(board, renderer, as_of_date, outputs, step, PageSignatures(board, renderer_fingerprint),
+                                 reuse=previous.pages_reusable(renderer_fingerprint))
+            _write_site_files(board, renderer, pages, outputs, as_of_date, base_url, (bundle_name, bundle_bytes))
             step(f"{len(outputs):,} files, {outputs.reused:,} of them unchanged; "
                  + ("moving the others into the site" if outputs.in_place else "swapping the new site in"))
-            forget(manifest_file)  # the old site's manifest stops being true at the swap
+            previous.forget()  # the old site's record stops being true at the swap
             outputs.commit()
-            if fingerprint:  # while the replaced site is being deleted
-                _record_build(SiteManifest(fingerprint, renderer_fingerprint, outputs.records, signed_pages),
-                              manifest_file, step, since=previous.manifest if previous is not None else None)
-        return BuildSummary(pages=pages + 1, mirrors=pages, files=len(outputs), charts=renderer.charts.rendered,
+            previous.record(renderer_fingerprint, outputs.records, pages.signed, step)  # while the replaced site is deleted
+        return BuildSummary(pages=pages.count + 1, mirrors=pages.count, files=len(outputs), charts=renderer.charts.rendered,
                             seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
-                            built=built + 1, rendered=rendered + 1, reused=outputs.reused)  # + 1: the 404 page
+                            built=pages.built + 1, rendered=pages.rendered + 1, reused=outputs.reused)  # + 1: the 404 page
 
 
-def _record_build(manifest: SiteManifest, path: Path, step: Callable[[str], None], since: SiteManifest | None) -> None:
-    """Save the manifest (as changes to ``since``, the previous site's, where it can); a build whose
-    record could not be saved is still a good build (the next one starts over)."""
-    try:
-        manifest.save(path, since=since)
-    except OSError as error:
-        step(f"could not record this build in {path} ({error}); the next build will start from scratch")
+@dataclass
+class _WrittenPages:
+    """What the page tasks produced: every page's mirror entry, the pages whose charts are filled in
+    at the end, and each signed task's page records (for the next build's reuse)."""
+
+    mirrors: MirrorIndex = field(default_factory=MirrorIndex)
+    with_charts: list[str] = field(default_factory=list)
+    signed: dict[str, list[PageRecord]] = field(default_factory=dict)
+    count: int = 0
+    built: int = 0
+    rendered: int = 0
 
 
-def _check_inputs_and_site(data_dir: Path, out_dir: Path, manifest_file: Path | None, files: DataFiles, *,
-                           as_of: str, base_url: str, cache: bool) -> tuple[str, _SiteCheck]:
-    """(the inputs' fingerprint, what is known of the site on disk).
+def _write_pages(board: Leaderboard, renderer: Renderer, as_of_date: date, outputs: Outputs, step: Progress,
+                 signatures: PageSignatures, reuse: bool) -> _WrittenPages:
+    """Every page and its JSON mirror into ``outputs``; with ``reuse``, the pages of signed tasks
+    whose signature is unchanged are the previous site's, taken as they are."""
+    written = _WrittenPages()
+    tasks = page_tasks(board, _methodology(renderer, as_of_date), signatures)
+    for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse, progress=_page_progress(step)):
+        if isinstance(task, KeptPages):  # the previous site's pages: their records serve as they are
+            kept = list(chain.from_iterable(task.pages))
+            written.mirrors.add_entries(kept)
+            outputs.claim_kept(kept)
+            written.signed.update(zip(task.signatures, task.pages))
+            written.count += len(kept)
+            continue
+        records = []
+        for page in task.pages:
+            # One record per page serves the API index, the manifest and, in an error, as its name.
+            record = written.mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
+            outputs.claim(page.html, by=record)
+            outputs.claim(page.mirror, by=record)
+            if page.has_charts:
+                written.with_charts.append(page.html.path)
+            records.append(record)
+            written.rendered += page.rendered
+        if task.signature is not None:  # a kernel's pages are recorded together, a task at a time
+            written.signed.setdefault(task.signature, []).extend(records)
+        written.count += len(task.pages)
+        written.built += len(task.pages)
+    step(f"{written.count:,} pages: {written.built:,} built, {written.rendered:,} rendered, the rest unchanged since "
+         f"the last build; drawing {renderer.charts.rendered:,} distinct charts")
+    # What rendering made (a record of every file and page, hundreds of thousands) lives until the
+    # build ends: a collection of the oldest generation would walk it again, for nothing to free.
+    gc.freeze()
+    return written
 
-    Where a previous build left a manifest, three things run at once. A forked copy lists the site
-    (one stat per file, ``listing_digest``), at a lower priority: its answer is wanted only after
-    the load and derive, and says whether anyone touched the site since. Another copy hashes the
-    data (``fingerprint_with_digests``, sending back the files' digests for the load). Meanwhile
-    this process reads what a rebuild needs first, the whole manifest and the parse cache (each
-    most of a second at 100,000 runs): a build with nothing to do wastes that reading, on a core
-    the other two share, but a rebuild no longer waits for the hashing before it (nor, when only
-    the site was changed by hand, for the listing).
-    """
-    header = read_header(manifest_file) if manifest_file is not None and out_dir.is_dir() else None
-    if header is None:
-        return build_fingerprint(data_dir, as_of=as_of, base_url=base_url, cache=cache, files=files), _SiteCheck(None, None, None)
-    code_fingerprint()  # once, before the forks: every process needs it
-    listing = InFork(lambda: listing_digest(out_dir), "site listing", nice=LISTING_NICENESS)
-    hashing = InFork(lambda: fingerprint_with_digests(data_dir, files, as_of=as_of, base_url=base_url), "fingerprint")
-    try:
-        manifest = SiteManifest.read(manifest_file)  # type: ignore[arg-type]
-        parse_cache = ParseCache.for_data(data_dir)
-        fingerprint, files.digests = hashing.result()
-    except BaseException:
-        listing.close()
-        hashing.close()
-        raise
-    return fingerprint, _SiteCheck(header, manifest, listing, parse_cache)
 
-
-class _SiteCheck:
-    """What the build knows of the site on disk before loading: the header of the manifest of the
-    build that wrote it, that whole manifest (read before it was known to be needed), and the
-    site's listing (pending, in a forked process), which says whether anyone touched the site
-    since; and the parse cache, read while the inputs were hashed."""
-
-    def __init__(self, header: ManifestHeader | None, manifest: SiteManifest | None,
-                 listing: InFork[str] | None, parse_cache: ParseCache | None = None) -> None:
-        self.header, self._manifest, self._listing = header, manifest, listing
-        self.parse_cache = parse_cache  # read already, for the load (``_check_inputs_and_site``)
-        self._listed: str | None = None
-
-    def up_to_date(self, fingerprint: str) -> bool:
-        """The site on disk is exactly what a build of these inputs wrote."""
-        return self.header is not None and self.header.fingerprint == fingerprint and self._as_built()
-
-    def previous_site(self, out_dir: Path, manifest_file: Path) -> PreviousSite | None:
-        """What of the previous site can be reused: an untouched site needs no file-by-file check;
-        one changed by hand keeps what still matches its manifest."""
-        manifest = self._manifest if self._manifest is not None else SiteManifest.read(manifest_file)
-        if manifest is not None and self._as_built():
-            return PreviousSite.as_written(out_dir, manifest)
-        return inspect_site(out_dir, manifest)
-
-    def _as_built(self) -> bool:
-        if self._listing is None or self.header is None:
-            return False
-        if self._listed is None:
-            self._listed = self._listing.result()
-        return self._listed == self.header.listing
-
-    def __enter__(self) -> _SiteCheck:
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        if self._listing is not None:
-            self._listing.close()
+def _write_site_files(board: Leaderboard, renderer: Renderer, pages: _WrittenPages, outputs: Outputs,
+                      as_of_date: date, base_url: str, vega_bundle: tuple[str, bytes]) -> None:
+    """The site-wide files (search index, run directory, feeds, badges, robots.txt, llms.txt,
+    sitemap.xml, the 404 page, the API index and schemas, static assets), made while the chart
+    process finishes drawing; then the drawn charts go into the pages that show them."""
+    for path, content, by in discover_outputs(board, pages.mirrors, [e.html for e in pages.mirrors.entries], base_url):
+        outputs.add(path, content, by=by)
+    outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date, base_url), by="404 page")
+    outputs.add(urls.API_INDEX, pages.mirrors.document(as_of_date), by="API index")
+    for path, text in page_schemas().items():
+        outputs.add(path, text, by="JSON Schema")
+    bundle_name, bundle_bytes = vega_bundle
+    outputs.add(f"{urls.STATIC}/{bundle_name}", bundle_bytes, by="Vega bundle")
+    outputs.add(urls.FAVICON, favicon_ico(), by="favicon")
+    for asset in sorted((TEMPLATES / "static").iterdir()):
+        if asset.is_file():
+            outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
+    renderer.charts.draw_all()
+    for path in pages.with_charts:
+        outputs.replace(path, renderer.charts.fill(outputs[path]))
 
 
 def _page_progress(step: Callable[[str], None]) -> Callable[[int, int], None]:

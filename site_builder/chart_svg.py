@@ -26,7 +26,7 @@ from markupsafe import Markup
 from . import vega
 from .charts import narrow
 from .staircase_svg import staircase_svg
-from .views import ChartView
+from .page_views import ChartView
 
 _PLACEHOLDER = re.compile(rb"<!--chart:([0-9a-f]{64})-->")
 

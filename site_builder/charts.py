@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import urls
 from .derive.history import RecordEvent
 from .derive.scaling import Scaling
-from .views import ChartView, Series, SeriesPoint
+from .page_views import ChartView, Series, SeriesPoint
 
 if TYPE_CHECKING:
     import altair as alt

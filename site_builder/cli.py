@@ -20,9 +20,9 @@ DEFAULT_DATA = Path("data")
 LAZY_COMMANDS = {
     "build": ("site_builder.build", "command", "Build the static site from data/ into site/."),
     "serve": ("site_builder.serve", "command", "Preview the built site on a local HTTP server."),
-    "import": ("site_builder.importers.cli", "command", "Turn an external source's published data into run files."),
+    "import": ("site_builder.importers.commands", "command", "Turn an external source's published data into run files."),
     "export": ("site_builder.export", "command", "Write the catalogue in the public KernelIndex's export format (JSONL)."),
-    "fmt": ("site_builder.fmt", "command", "Rewrite data files into canonical form (keeps comments)."),
+    "fmt": ("site_builder.fmt_command", "command", "Rewrite data files into canonical form (keeps comments)."),
     "new": ("site_builder.scaffold", "command", "Scaffold a new data file (e.g. `new run`)."),
     "diff": ("site_builder.diff", "command", "What a change to data/ does to the leaderboard, as Markdown."),
     "synth": ("site_builder.synth", "command", "Generate a synthetic data repository for scale tests."),

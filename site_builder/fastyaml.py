@@ -71,7 +71,7 @@ class EventLoader:
         # is this resolver's own, for its one version: it never changes once built. Asking it for
         # every scalar, and each pattern through its lazy wrapper, cost more than the matching.
         self.candidates: dict[str, list[tuple[str, Any]]] = {}
-        # The C parser's resolver always answers 1.2 (``yamlio._CParserResolver``); path resolvers
+        # The C parser's resolver always answers 1.2 (``yaml_reading._CParserResolver``); path resolvers
         # (none, here) would tag by position rather than by text.
         self.plain_numbers = (self.constructor.resolver.processing_version == (1, 2)
                               and not self.resolver.yaml_path_resolvers)

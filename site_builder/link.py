@@ -17,10 +17,10 @@ from schemas.digest import API_VERSION, spec_digest
 from schemas.kinds import KIND_FOLDERS
 from schemas.shapes import BindingError, bind_axes, concrete_tensors
 
-from .cache import RUN_DIGEST_KIND, ParseCache
+from .incremental.parse_cache import RUN_DIGEST_KIND, ParseCache
 from .load import Document
 from .problems import Problem
-from .run_digests import run_digests
+from .parallel.run_digests import run_digests
 
 # Lists whose order carries no meaning: sorted and de-duplicated before hashing.
 SET_LIKE = {("support", "hardwareArchitectures"), ("support", "dtypes"), ("support", "productsTested"),

@@ -19,7 +19,7 @@ from schemas.common import TOKEN_PATTERN, quoted
 from schemas.kinds import HTTPS_URL_PATTERN, KIND_FOLDERS, RELATIVE_PATH_PATTERN, Envelope, model_for
 
 from .problems import Problem
-from .yamlio import load_bytes, locate
+from .yaml_reading import load_bytes, locate
 
 DATA_SUFFIXES = (".yaml", ".yml")
 
@@ -248,8 +248,8 @@ def load_documents(data_dir: Path, paths: Iterable[Path] | None = None, *, cache
                    jobs: int | None = None) -> tuple[list[Document], list[Problem]]:
     """Every file, in path order. ``cache``: reuse models of files whose bytes are unchanged (see
     ``cache``); ``jobs``: processes that parse (default: one per core, for large repositories)."""
-    from .bulkload import load_many
-    from .cache import ParseCache
+    from .parallel.bulk_load import load_many
+    from .incremental.parse_cache import ParseCache
 
     paths = list(paths if paths is not None else iter_data_files(data_dir))
     return load_many(data_dir, paths, ParseCache.for_data(data_dir) if cache else None, jobs)

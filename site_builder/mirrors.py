@@ -9,12 +9,12 @@ from operator import attrgetter
 from typing import Any
 
 from . import urls
-from .discover.views import DISCOVER_PAGE_MODELS
-from .kernelbench.views import KERNELBENCH_PAGE_MODELS
-from .manifest import PageRecord
+from .discover.finding_views import DISCOVER_PAGE_MODELS
+from .kernelbench.problem_views import KERNELBENCH_PAGE_MODELS
+from .incremental.site_manifest import PageRecord
 from .render import to_json
 from .search.schema import DATA_SCHEMAS
-from .views import (
+from .page_views import (
     MIRROR_VERSION, PAGE_MODELS, ApiIndex, ApiIndexKind, ApiIndexPart, ApiIndexPartDocument, MirrorEntry, Page,
 )
 

@@ -28,10 +28,10 @@ from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
 from .derive.leaderboard import precision_label
 from .derive.staleness import STALE_AFTER_DAYS
-from .discover.views import RecordRow, RecordRun
+from .discover.finding_views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
-from .views import (
+from .page_views import (
     Availability, ChartView, CohortSummary, EnvironmentRef, EnvironmentView, FloorView, GroupRef, ImplementationRef,
     ImplementationView, KeptByIdentity, RunRef, Link, OperationView, Page, ProtocolRef, ProtocolView, RowView,
     SourceLink, View, WorkloadLink, WorkloadRef, WorkloadView,

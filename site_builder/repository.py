@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 
-from .bulkload import load_many, paused_gc, save_caches
-from .cache import ParseCache
+from .gc_pause import paused_gc
+from .parallel.bulk_load import load_many, save_caches
+from .incremental.parse_cache import ParseCache
 from .checks import future_observations
-from .fingerprint import DataFiles
+from .incremental.fingerprint import DataFiles
 from .link import Catalog, link
 from .load import display_path, iter_data_files
 from .problems import DataError
@@ -27,7 +28,7 @@ def load_catalog(data_dir: Path, as_of: date | datetime | None = None, *, cache:
     """
     if not data_dir.is_dir():
         raise FileNotFoundError(f"{data_dir}: no such data folder")
-    with paused_gc(keep=True):  # millions of long-lived objects, no cycles: see bulkload.paused_gc
+    with paused_gc(keep=True):  # millions of long-lived objects, no cycles: see gc_pause.paused_gc
         return _load_and_link(data_dir, as_of, cache, files, parse_cache)
 
 

@@ -23,7 +23,7 @@ from schemas.common import API_VERSION, DurationNs, UtcDateTime, check_slug, for
 from schemas.kinds import RUN_STATUSES, BenchmarkRun
 
 from .problems import DataError
-from .yamlfmt import write_canonical
+from .canonical_yaml import write_canonical
 
 COMMUNITY = "community"
 SLUG_LIMIT = 100

@@ -35,7 +35,7 @@ from itertools import chain
 from operator import attrgetter
 from pathlib import Path
 
-from .manifest import ClaimedFiles, FileRecord, PageRecord, PreviousSite, differing, lacking
+from .incremental.site_manifest import ClaimedFiles, FileRecord, PageRecord, PreviousSite, differing, lacking
 
 
 class OutputError(Exception):

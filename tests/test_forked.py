@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from site_builder.forked import InFork
+from site_builder.parallel.forked import InFork
 
 
 def test_the_result_is_what_the_copy_worked_out_with_what_this_process_had():

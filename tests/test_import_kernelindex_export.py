@@ -18,7 +18,7 @@ from site_builder.importers.export_rows import read_export, write_rows
 from site_builder.importers.kernelindex_export import DEFAULT_SOURCES, import_export
 from site_builder.importers.record_agreement import compare, export_histories, our_histories
 from site_builder.repository import load_catalog
-from site_builder.yamlfmt import load_plain
+from site_builder.canonical_yaml import load_plain
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "kernelindex_export" / "small.jsonl"

@@ -12,7 +12,7 @@ import pytest
 from site_builder import mirrors, urls
 from site_builder.mirrors import MirrorIndex
 from site_builder.render import to_json
-from site_builder.views import ApiIndexPartDocument, MirrorEntry
+from site_builder.page_views import ApiIndexPartDocument, MirrorEntry
 
 AS_OF = date(2026, 6, 30)
 AWKWARD = ["plain", "quote \" and \\ backslash", "tab\tnewline\n", "\x00\x1f control", "ünïcödé · × — …", "emoji 🚀",

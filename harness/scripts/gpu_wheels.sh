@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Download, into .whl/ (gitignored), the wheels a bare GPU image lacks for `kernelindex bench` to write
-# canonical run files (the canonical writer, site_builder/yamlfmt.py, needs ruamel.yaml and pydantic) and
+# canonical run files (the canonical writer, site_builder/canonical_yaml.py, needs ruamel.yaml and pydantic) and
 # to measure Liger-Kernel beside our kernels.
 # Run here, from the repository root; on the GPU machine install them as the device notes say:
 #   python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..bulkload import paused_gc
+from ..gc_pause import paused_gc
 from ..derive.leaderboard import Leaderboard
-from ..signatures import PageSignatures
-from ..views import Page
+from ..incremental.page_signatures import PageSignatures
+from ..page_views import Page
 from .catalog import CatalogIndex, environment_tasks, hardware_tasks, listing_tasks, protocol_tasks, source_tasks
-from .common import PageTask, ViewFactory
-from .discover import discover_tasks
+from .view_parts import PageTask, ViewFactory
+from .finding import discover_tasks
 from .kernels import KernelPlans
 from .site import challenges_tasks, index_tasks, methodology_page
-from .timeline import regressions_page
+from .timeline_view import regressions_page
 from ..kernelbench.context import kernelbench_tasks
 
 def _one(build: Callable[[], Page]) -> PageTask:
@@ -32,7 +32,7 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSi
     (``kernels.KernelPages``); the pages of rows from many kernels' groups (records ledger,
     challenge lists) and of what many kernels' runs refer to (hardware, environments, protocols,
     sources, their lists, GPUs and models) are signed by what they show of those groups
-    (``signatures.RowSignatures``). Without, every page is a task of its own, unsigned."""
+    (``page_signatures.RowSignatures``). Without, every page is a task of its own, unsigned."""
     with paused_gc(keep=True):  # 160,000 tasks at 100,000 runs in a build from scratch, kept until the pages are rendered
         return _page_tasks(board, methodology_markdown, signatures)
 

@@ -14,12 +14,12 @@ from ..derive.leaderboard import Cohort
 from ..derive.model import RunFacts
 from ..discover.ledger import newest_first
 from ..formatting import number
-from ..signatures import RowSignatures
-from ..views import (
+from ..incremental.page_signatures import RowSignatures
+from ..page_views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
     ProtocolPage, RecordHeld, SourcePage,
 )
-from .common import LIST_LIMIT, PageTask, ViewFactory, signed_page, unchecked
+from .view_parts import LIST_LIMIT, PageTask, ViewFactory, signed_page, unchecked
 
 T = TypeVar("T")
 

@@ -14,10 +14,10 @@ from ..derive.leaderboard import Cohort
 from ..derive.ranking import RankedRow
 from ..derive.model import RunFacts, evidence_strength
 from ..link import Entity
-from ..views import (
+from ..page_views import (
     GpuRecord, HeadlineView, ImplementationRow, KernelPage, LanguageBestView, PassedOver, WorkloadLink,
 )
-from .common import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
+from .view_parts import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
 
 
 def workloads_of(factory: ViewFactory) -> dict[str, list[Entity]]:

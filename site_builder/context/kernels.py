@@ -3,7 +3,7 @@ per workload), comparison-group pages, run pages and implementation pages, nine 
 site's pages.
 
 A rebuild keeps every page of a kernel whose runs did not change without planning any of them
-(``KernelPages`` is a task signed by its kernel: ``signatures``); it plans the pages of the
+(``KernelPages`` is a task signed by its kernel: ``page_signatures``); it plans the pages of the
 kernels that changed, one task per page (``KernelPages.tasks``), for the render workers to share.
 At 100,000 runs a rebuild after one changed run thus plans a thousand pages, not 160,000.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property, partial
 
-from ..signatures import PageSignatures, SignedTask
-from ..views import Page
+from ..incremental.page_signatures import PageSignatures, SignedTask
+from ..page_views import Page
 from .catalog import CatalogIndex, implementation_page
-from .common import ViewFactory
+from .view_parts import ViewFactory
 from .kernel import kernel_pages, workloads_of
 from .run import group_pages, run_pages
 
@@ -62,7 +62,7 @@ class KernelPlans:
         return [KernelPage(build) for operation in self._operations for build in self.builders(operation)]
 
     def signed(self, signatures: PageSignatures) -> list[KernelPages]:
-        """One task per kernel, signed by ``signatures.kernel``."""
+        """One task per kernel, signed by ``page_signatures.kernel``."""
         return [KernelPages(operation, partial(self.builders, operation), partial(signatures.kernel, operation))
                 for operation in self._operations]
 

@@ -11,12 +11,12 @@ from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
 from ..derive.leaderboard import Cohort
 from ..formatting import day, measure
 from ..link import Entity
-from ..views import (
+from ..page_views import (
     ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, Link, MeasurementView, RecordEventView,
     RunDetails, RunPage, RunStanding,
 )
-from .common import ViewFactory, as_float, unchecked, unchecked_page
-from .timeline import timeline_view
+from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
+from .timeline_view import timeline_view
 
 # Timing statistics in the order a reader scans them.
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")

@@ -8,18 +8,18 @@ from functools import cached_property, partial
 from operator import attrgetter
 
 from .. import urls
-from ..bulkload import paused_gc
+from ..gc_pause import paused_gc
 from ..derive.leaderboard import Cohort, is_declared
 from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
-from ..signatures import RowSignatures
-from ..views import (
+from ..incremental.page_signatures import RowSignatures
+from ..page_views import (
     ChallengeRow, ChallengesPage, Choice, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
     MethodologyPage,
 )
 from ..discover.gpus import slugify
 from .kernel import steady_leader
-from .common import LIST_LIMIT, ViewFactory, on_index, unchecked
+from .view_parts import LIST_LIMIT, ViewFactory, on_index, unchecked
 
 
 class IndexChoices:
@@ -192,7 +192,7 @@ def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) 
     the site (a site of 100,000 runs has tens of thousands of stale records). One task a page, so
     the workers share the pages; each kind's list is sorted once per process, when first read
     (``_Challenges``). With ``signer``, the full lists are signed by what they show
-    (``signatures``); the overview, whose coverage table counts every group, is built every time."""
+    (``page_signatures``); the overview, whose coverage table counts every group, is built every time."""
     board = factory.board
     challenges = _Challenges(board.cohort_challenges)
     totals = challenges.totals
@@ -240,7 +240,7 @@ def _challenges_reads(signer: RowSignatures, shown: list[str], challenges: _Chal
 
 def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> ChallengeRow:
     """Reads the group and data every page reads, and nothing else: a challenge list is signed by
-    what ``signatures.RowSignatures.group`` hashes of each group it shows."""
+    what ``page_signatures.RowSignatures.group`` hashes of each group it shows."""
     # Unchecked: views already checked, made by the ten thousand on the full lists.
     return unchecked(ChallengeRow, kind=kind, operation=factory.operation_link(cohort.operation),
                      workload=factory.workload_link(cohort.workload), cohort=factory.cohort_summary(cohort))

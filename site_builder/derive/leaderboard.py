@@ -15,7 +15,7 @@ from operator import itemgetter
 
 from schemas.expressions import Expression, parse_expression
 
-from ..bulkload import paused_gc
+from ..gc_pause import paused_gc
 from ..link import Catalog, Entity
 from ..ownsource import OwnSource
 from .challenges import CohortChallenge, cohort_challenges, coverage_gaps

@@ -2,7 +2,7 @@
 robots.txt and llms.txt, derived once per build from the leaderboard.
 
 ``discovery(board)`` derives the shared indexes once and keeps them on the board, so the pages
-(``context/discover.py``) and the extra files (``discover/outputs.py``) read the same figures.
+(``context/finding.py``) and the extra files (``discover/outputs.py``) read the same figures.
 """
 
 from __future__ import annotations

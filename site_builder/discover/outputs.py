@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from operator import attrgetter
 
 from .. import urls
-from ..forked import InFork
+from ..parallel.forked import InFork
 from ..derive.leaderboard import Leaderboard
 from ..formatting import day, measure, percent
 from ..mirrors import MirrorIndex, schema_kinds

@@ -122,6 +122,19 @@ def unique_names(items: Iterable[tuple[str, str]]) -> dict[str, str]:
 # Documents
 
 
+# The axis FlashInfer-Bench's paged attention kernels size their KV cache's page pool with.
+PAGE_POOL_AXIS = "num_pages"
+
+
+def page_pools(spec: dict[str, Any]) -> list[str]:
+    """The inputs that are a paged KV cache's whole page pool (shape ``[num_pages, ...]``), which the
+    floor leaves out (``floorExcludes``): a paged kernel reads only the pages its ``kv_indices``
+    list, often a fifth of the pool or less, so counting the pool put the floor above real runs.
+    The export declares the pool's shape, not how much of it a call reads."""
+    return [argument["name"] for argument in spec.get("inputs") or []
+            if ((argument.get("tensor") or {}).get("shape") or [None])[0] == PAGE_POOL_AXIS]
+
+
 def _document(kind: str, metadata: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
 
@@ -355,7 +368,11 @@ class _Planner:
         manifest = row.get("manifest") or {}
         aliases = sorted({alias for alias in self.aliases.get(row.get("id"), []) if alias != name and len(alias) <= 200})[:20]
         metadata = _metadata(name, manifest, aliases=aliases, sources=[*sources, EXPORT_SOURCE])
-        return _document("OperationSpec", metadata, manifest.get("spec", {}))
+        spec = manifest.get("spec", {})
+        pools = page_pools(spec)
+        if pools:
+            metadata["floorExcludes"] = pools
+        return _document("OperationSpec", metadata, spec)
 
     def _workload(self, row: dict[str, Any], name: str, operation: str, operation_row: dict[str, Any]) -> dict[str, Any]:
         manifest = row.get("manifest") or {}
@@ -436,7 +453,7 @@ def digests_of_plan(plan: Plan) -> dict[str, str]:
     """path -> the digest the builder gives each planned file, from a scratch data folder."""
     from ..problems import DataError
     from ..repository import load_catalog
-    from ..yamlfmt import canonical_yaml
+    from ..canonical_yaml import canonical_yaml
 
     with tempfile.TemporaryDirectory(prefix="kernelindex-import-") as scratch:
         root = Path(scratch)

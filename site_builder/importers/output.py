@@ -2,7 +2,7 @@
 
 Three promises, whatever the importer:
 
-- **Deterministic**: every document is written in the canonical form of ``yamlfmt`` (so
+- **Deterministic**: every document is written in the canonical form of ``canonical_yaml`` (so
   ``kernelindex fmt --check`` passes untouched), and a file is rewritten only when its bytes
   change. Importing the same input twice changes nothing, not even a modification time.
 - **Never over a person's file**: each written document carries ``metadata.labels.generated_by``
@@ -23,7 +23,7 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from ..load import DATA_SUFFIXES
-from ..yamlfmt import canonical_yaml, load_plain
+from ..canonical_yaml import canonical_yaml, load_plain
 
 GENERATED_LABEL = "generated_by"
 

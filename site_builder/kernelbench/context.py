@@ -13,10 +13,10 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from .. import urls
-from ..context.common import PageTask, ViewFactory
+from ..context.view_parts import PageTask, ViewFactory
 from ..derive.model import RunFacts
 from . import figures
-from .views import (
+from .problem_views import (
     Attribution, Cell, FamilyGroup, GpuRow, InputView, KernelBenchPage, KernelBenchProblemPage, LevelGroup, Link,
     ProblemSetTable, ProblemSummary, SpeedupCell, SpeedupRow,
 )

@@ -18,7 +18,7 @@ from operator import attrgetter
 from typing import Any
 
 from .. import urls
-from ..bulkload import paused_gc
+from ..gc_pause import paused_gc
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
 from ..derive.usability import install_command, usability
@@ -103,7 +103,7 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
     directly. Each shard is ``search_shard`` of its operation's groups and the head's tables, so a
     caller that kept a shard may skip it when its kernel's groups and the head's tables are unchanged."""
     # Some 300,000 lists at 100,000 runs and no cycles: a collection meanwhile would walk every
-    # object the build holds for nothing (see bulkload.paused_gc).
+    # object the build holds for nothing (see gc_pause.paused_gc).
     with paused_gc():
         return _search_parts(board)
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from site_builder.cli import main
 from site_builder.repository import load_catalog
-from site_builder.yamlfmt import (
+from site_builder.canonical_yaml import (
     SCHEMA_COMMENT_PREFIX, FormatError, _dump, _to_commented, canonical_yaml, emit_simple, format_text, load_plain,
     quick_canonical, schema_comment,
 )

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from site_builder.cli import main
 from site_builder.repository import load_catalog
-from site_builder.yamlfmt import format_text, load_plain
+from site_builder.canonical_yaml import format_text, load_plain
 
 from .world import ENVIRONMENT, PROTOCOL, WORKLOAD
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_builder.yamlfmt import canonical_yaml
+from site_builder.canonical_yaml import canonical_yaml
 
 API = "kernelindex.dev/v1alpha1"
 WORKLOAD = "llama4-rope-s2048"

@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from site_builder.discover import outputs
-from site_builder.forked import InFork
+from site_builder.parallel.forked import InFork
 from site_builder.mirrors import MirrorIndex
 from site_builder.search.index import index_json, search_parts
 

@@ -157,8 +157,8 @@ def test_records_ledger_pages(site, board):
 def test_ledger_tasks_build_every_ledger_page_newest_row_first(board):
     """The ledger's tasks come in the order of their pages' newest rows (``by_newest_row``: pages
     sharing rows are built by one render worker), and build the pages the plan makes, each once."""
-    from site_builder.context.common import ViewFactory
-    from site_builder.context.discover import DiscoverContext, discover_tasks, records_pages
+    from site_builder.context.view_parts import ViewFactory
+    from site_builder.context.finding import DiscoverContext, discover_tasks, records_pages
     from site_builder.render import mirror_json
 
     factory = ViewFactory(board)

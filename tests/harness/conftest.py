@@ -29,7 +29,7 @@ def _write(path: Path, text: str) -> None:
 def make_data(root: Path, *, suite_cases=((8, 1), (12, 2))) -> Path:
     """A valid data folder: the repository's kernels (headline workloads dropped), projects and
     sources, plus tiny workloads of every kernel and a two-case M-RoPE suite."""
-    from harness.yamlio import dump, load_file
+    from harness.run_yaml import dump, load_file
 
     for folder in ("projects", "sources"):
         shutil.copytree(REPO / "data" / folder, root / folder, ignore=shutil.ignore_patterns("*.csv", "*.md"))

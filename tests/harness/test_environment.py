@@ -4,7 +4,7 @@ import subprocess
 
 from harness.datarepo import read_data
 from harness.environment import _smi_facts, environment_file, environment_labels, environment_name, environment_spec, split_product
-from harness.yamlio import dump
+from harness.run_yaml import dump
 
 H200 = {"name": "NVIDIA H200", "major": 9, "minor": 0, "memory_bytes": 150_754_820_096, "sm_count": 132,
         "l2_bytes": 62_914_560, "uuid": "GPU-aaaa", "cuda": "13.0", "torch": "2.11.0+cu130", "python": "3.12.3",

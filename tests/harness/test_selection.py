@@ -5,7 +5,7 @@ import pytest
 from harness.datarepo import read_data
 from harness.plan import protocol_name
 from harness.selection import FamilyInfo, SelectionError, select
-from harness.yamlio import dump
+from harness.run_yaml import dump
 
 FAMILIES = {
     "llama4-rope": FamilyInfo("llama4-rope", forward=("kernelindex-triton", "pytorch-reference", "torch-compile", "liger", "transformers"),

@@ -1,8 +1,8 @@
 """The harness writes data files through the one canonical writer, so they pass `kernelindex fmt --check`."""
 
 from harness.runfiles import HEADER
-from harness.yamlio import dump, load_text, write_if_changed
-from site_builder.yamlfmt import format_text
+from harness.run_yaml import dump, load_text, write_if_changed
+from site_builder.canonical_yaml import format_text
 
 RUN = {
     "apiVersion": "kernelindex.dev/v1alpha1",

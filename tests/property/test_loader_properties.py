@@ -13,7 +13,7 @@ from schemas.digest import canonical_json, identity_body
 from schemas.kinds import KIND_FOLDERS, model_for
 from site_builder.link import link
 from site_builder.load import load_documents, validate_object
-from site_builder.yamlio import load_text
+from site_builder.yaml_reading import load_text
 
 from .strategies import project_file, run_file
 from .yamltext import emit

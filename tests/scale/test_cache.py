@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from schemas.digest import canonical_json
-from site_builder import cache as cache_module
-from site_builder.cache import ParseCache
+from site_builder.incremental import parse_cache as cache_module
+from site_builder.incremental.parse_cache import ParseCache
 from site_builder.link import link
 from site_builder.load import load_documents
 from site_builder.problems import DataError
@@ -161,7 +161,7 @@ def test_validate_cli_no_cache_flag(synthetic: Path) -> None:
 
 def test_worker_processes_report_what_one_process_reports(synthetic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers name files and resolve folders themselves: links, wrong folders and bad YAML read the same."""
-    from site_builder import bulkload
+    from site_builder.parallel import bulk_load as bulkload
 
     monkeypatch.setattr(bulkload, "POOL_THRESHOLD", 1)  # the synthetic repository is below the real one
     runs = sorted((synthetic / "runs").rglob("*.yaml"))
@@ -198,7 +198,7 @@ def test_cold_and_warm_loads_build_equal_models(synthetic: Path, monkeypatch: py
     """The models themselves: a cold load's (JSON from worker processes), a warm one's (JSON from the
     cache) and one validated from the YAML in this process are equal, with the same fields set and
     values of the same types (a timestamp's zone included: repr shows it)."""
-    from site_builder import bulkload
+    from site_builder.parallel import bulk_load as bulkload
 
     monkeypatch.setattr(bulkload, "POOL_THRESHOLD", 1)  # the synthetic repository is below the real one
     uncached = _models(synthetic, cache=False, jobs=1)

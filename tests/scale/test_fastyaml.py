@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from site_builder.fastyaml import EventLoader
-from site_builder.yamlio import _safe_yaml
+from site_builder.yaml_reading import _safe_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,16 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import build, fingerprint, render_pool, urls, write
+from site_builder import build, urls, write
+from site_builder.incremental import fingerprint, previous_build
+from site_builder.parallel import render_pool
 from site_builder.build import build_site
-from site_builder.cache import default_cache_dir
+from site_builder.incremental.parse_cache import default_cache_dir
 from site_builder.chart_svg import ChartRenderer
-from site_builder.context import catalog, discover, page_tasks
+from site_builder.context import catalog, page_tasks
+from site_builder.context import finding as discover
 from site_builder.context.kernels import KernelPages
 from site_builder.derive.leaderboard import derive_leaderboard
-from site_builder.manifest import SiteManifest, manifest_path
+from site_builder.incremental.site_manifest import SiteManifest, manifest_path
 from site_builder.repository import load_catalog
-from site_builder.signatures import PageSignatures, SignedTask
+from site_builder.incremental.page_signatures import PageSignatures, SignedTask
 
 AS_OF = date(2026, 6, 30)
 
@@ -73,7 +76,8 @@ def test_a_rebuild_takes_the_data_s_hashes_from_a_forked_copy_and_matches_a_clea
         built, monkeypatch: pytest.MonkeyPatch) -> None:
     """The copy hashes the data (with the stat index) while this process reads the manifest and the
     parse cache: the load takes every file's hash from it, and this process never opens the index."""
-    from site_builder import bulkload, statindex
+    from site_builder.incremental import stat_index as statindex
+    from site_builder.parallel import bulk_load as bulkload
 
     data, site, _ = built
     monkeypatch.setattr(statindex, "_OPEN", {})
@@ -110,7 +114,7 @@ def test_a_rebuild_compiles_no_template_and_a_change_of_code_compiles_them_again
     monkeypatch.setattr(Environment, "compile", compile_source)
     assert files(site) == clean_build(data, data.parent / "clean")
 
-    monkeypatch.setattr(build, "code_fingerprint", lambda: "another version of the code")
+    monkeypatch.setattr(previous_build, "code_fingerprint", lambda: "another version of the code")
     monkeypatch.setattr(fingerprint, "code_fingerprint", lambda: "another version of the code")
     build_site(data, site, AS_OF)
     assert [path.name for path in compiled.iterdir()] == ["another version of the code"[:24]]
@@ -184,7 +188,7 @@ def test_other_inputs_than_data_count_too(built, monkeypatch: pytest.MonkeyPatch
     data, site, first = built
     assert not build_site(data, site, date(2026, 7, 1)).up_to_date  # another as-of date
     assert not build_site(data, site, date(2026, 7, 1), base_url="https://example.org/ki").up_to_date
-    monkeypatch.setattr(build, "code_fingerprint", lambda: "changed code")
+    monkeypatch.setattr(previous_build, "code_fingerprint", lambda: "changed code")
     monkeypatch.setattr(fingerprint, "code_fingerprint", lambda: "changed code")
     after_code_change = build_site(data, site, AS_OF)
     assert not after_code_change.up_to_date and after_code_change.rendered == first.rendered  # nothing reused

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from schemas.digest import canonical_json, identity_body, spec_digest
-from site_builder.cache import RUN_DIGEST_KIND, ParseCache
+from site_builder.incremental.parse_cache import RUN_DIGEST_KIND, ParseCache
 from site_builder.link import Catalog
 from site_builder.load import iter_data_files, load_documents
 from site_builder.problems import DataError
@@ -125,7 +125,7 @@ def test_data_files_sort_as_paths(tmp_path: Path) -> None:
 
 def test_run_digests_across_processes_equal_digests_made_here() -> None:
     """The pool returns each run's digest in order, the very digest hashing it here gives."""
-    from site_builder.run_digests import run_digests
+    from site_builder.parallel.run_digests import run_digests
 
     specs = [{"implementationDigest": f"sha256:{index:064x}", "value": index / 7, "tags": ["b", "a"][: index % 3]}
              for index in range(50)]

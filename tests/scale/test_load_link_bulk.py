@@ -7,7 +7,7 @@ import shutil
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-from site_builder.cache import ParseCache
+from site_builder.incremental.parse_cache import ParseCache
 from site_builder.checks import future_observations
 from site_builder.link import link
 from site_builder.load import load_documents

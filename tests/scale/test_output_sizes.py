@@ -13,7 +13,7 @@ import pytest
 
 from site_builder import mirrors, urls
 from site_builder.build import build_site
-from site_builder.context.common import LIST_LIMIT
+from site_builder.context.view_parts import LIST_LIMIT
 from site_builder.mirrors import listed_documents
 from site_builder.synth import synthesize
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from site_builder import build
+from site_builder.incremental import previous_build
 from site_builder.build import build_site
-from site_builder.manifest import SiteManifest, listing_digest
+from site_builder.incremental.site_manifest import SiteManifest, listing_digest
 
 AS_OF = date(2026, 6, 30)
 LISTING_SECONDS = 1.0
@@ -48,8 +49,8 @@ def recorded(synthetic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         reads.append(marker.exists())
         return real_read(path)
 
-    monkeypatch.setattr(build, "listing_digest", _slow_listing)
-    monkeypatch.setattr(build.SiteManifest, "read", read)
+    monkeypatch.setattr(previous_build, "listing_digest", _slow_listing)
+    monkeypatch.setattr(previous_build.SiteManifest, "read", read)
     yield synthetic, site, reads
     _finished_marker = None
 
@@ -67,7 +68,7 @@ def test_the_manifest_is_read_while_the_data_is_hashed_and_a_build_with_nothing_
         recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data, site, reads = recorded
     hashed = tmp_path / "hashed"
-    real_fingerprint = build.fingerprint_with_digests
+    real_fingerprint = previous_build.fingerprint_with_digests
 
     def slow_fingerprint(*args, **kwargs):
         time.sleep(LISTING_SECONDS)
@@ -75,10 +76,10 @@ def test_the_manifest_is_read_while_the_data_is_hashed_and_a_build_with_nothing_
         hashed.touch()
         return found
 
-    monkeypatch.setattr(build, "fingerprint_with_digests", slow_fingerprint)
-    real_read = build.SiteManifest.read
+    monkeypatch.setattr(previous_build, "fingerprint_with_digests", slow_fingerprint)
+    real_read = previous_build.SiteManifest.read
     hashed_when_read: list[bool] = []
-    monkeypatch.setattr(build.SiteManifest, "read", lambda path: hashed_when_read.append(hashed.exists()) or real_read(path))
+    monkeypatch.setattr(previous_build.SiteManifest, "read", lambda path: hashed_when_read.append(hashed.exists()) or real_read(path))
     before = {path: path.stat().st_mtime_ns for path in site.rglob("*")}
     assert build_site(data, site, AS_OF).up_to_date
     assert hashed_when_read == [False] and hashed.exists()
@@ -104,8 +105,8 @@ def test_a_rebuild_loads_the_data_while_the_site_is_listed(recorded, monkeypatch
 
     monkeypatch.setattr(build, "load_catalog", load)
     inspected: list[Path] = []
-    real_inspect = build.inspect_site
-    monkeypatch.setattr(build, "inspect_site", lambda out_dir, manifest: inspected.append(out_dir) or real_inspect(out_dir, manifest))
+    real_inspect = previous_build.inspect_site
+    monkeypatch.setattr(previous_build, "inspect_site", lambda out_dir, manifest: inspected.append(out_dir) or real_inspect(out_dir, manifest))
     run = sorted((data / "runs").rglob("*.yaml"))[0]
     run.write_text(run.read_text().replace("samples: ", "samples: 1", 1))
     summary = build_site(data, site, AS_OF)

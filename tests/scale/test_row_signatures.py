@@ -1,4 +1,4 @@
-"""Ledger and challenge-list pages are signed by the groups whose rows they show (``signatures``):
+"""Ledger and challenge-list pages are signed by the groups whose rows they show (``page_signatures``):
 a page whose signature is unchanged must come out byte for byte the same, and a changed run
 must leave most of these pages' signatures alone (or signing them would save nothing)."""
 
@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from site_builder.context import page_tasks, site
-from site_builder.context.common import ViewFactory
+from site_builder.context.view_parts import ViewFactory
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.context.kernels import KernelPages
 from site_builder.discover.ledger import newest_first
-from site_builder.signatures import RUN_KIND, PageSignatures, RowSignatures, SignedTask, _content
+from site_builder.incremental.page_signatures import RUN_KIND, PageSignatures, RowSignatures, SignedTask, _content
 
 from .test_incremental_build import change_one_run
 
@@ -126,7 +126,7 @@ def _hash_in_child(keys: list[str]) -> list[bytes]:
 def test_a_group_hashed_by_a_forked_process_is_read_not_hashed_again(synthetic: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The two processes that sign a rebuild's pages (``render_pool``) share the groups' digests
-    (``signatures.SharedDigests``): what the worker hashed, this process reads, the same bytes."""
+    (``page_signatures.SharedDigests``): what the worker hashed, this process reads, the same bytes."""
     global _forked_rows
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
     keys = sorted(board.cohorts)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import manifest
-from site_builder.manifest import FileRecord, PageRecord, SiteManifest, listing_digest, read_header
+from site_builder.incremental import site_manifest as manifest
+from site_builder.incremental.site_manifest import FileRecord, PageRecord, SiteManifest, listing_digest, read_header
 
 
 def a_manifest(files: int = 12_000) -> SiteManifest:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import statindex
-from site_builder.fingerprint import build_fingerprint
+from site_builder.incremental import stat_index as statindex
+from site_builder.incremental.fingerprint import build_fingerprint
 from site_builder.load import load_documents
-from site_builder.statindex import StatIndex
+from site_builder.incremental.stat_index import StatIndex
 
 from .test_cache import fingerprint as load_fingerprint
 
@@ -139,7 +139,7 @@ def test_a_damaged_index_is_ignored(synthetic: Path, trusted: None) -> None:
 
 def test_a_shared_listing_loads_what_a_fresh_one_does(synthetic: Path, trusted: None) -> None:
     from schemas.digest import canonical_json
-    from site_builder.fingerprint import DataFiles
+    from site_builder.incremental.fingerprint import DataFiles
     from site_builder.load import iter_data_files
     from site_builder.repository import load_catalog
 
@@ -170,8 +170,8 @@ def test_a_load_after_the_fingerprint_neither_stats_nor_reads_a_file(synthetic: 
     """The fingerprint hashed every file of the listing: the load keys the parse cache by those hashes."""
     import hashlib
 
-    from site_builder import bulkload
-    from site_builder.fingerprint import DataFiles
+    from site_builder.parallel import bulk_load as bulkload
+    from site_builder.incremental.fingerprint import DataFiles
     from site_builder.repository import load_catalog
 
     load_catalog(synthetic)  # fills the parse cache
@@ -190,7 +190,7 @@ def test_a_load_after_the_fingerprint_neither_stats_nor_reads_a_file(synthetic: 
 
 
 def test_a_link_in_the_listing_has_no_digest_and_is_refused(synthetic: Path, trusted: None, tmp_path: Path) -> None:
-    from site_builder.fingerprint import DataFiles
+    from site_builder.incremental.fingerprint import DataFiles
     from site_builder.problems import DataError
     from site_builder.repository import load_catalog
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from site_builder.yamlio import _safe_yaml
+from site_builder.yaml_reading import _safe_yaml
 
 # Plain scalars whose type depends on the YAML version and the resolver's rules.
 TRICKY = ["yes", "No", "on", "OFF", "y", "n", "true", "False", "TRUE", "null", "Null", "~", "", "010", "0o17", "0x1F",

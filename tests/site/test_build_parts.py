@@ -15,7 +15,7 @@ from site_builder import formatting, urls
 from site_builder.asof import from_source_date_epoch, resolve_as_of
 from site_builder.chart_svg import spec_json
 from site_builder.markdown import render_markdown, safe_link
-from site_builder.manifest import ClaimedFiles, FileRecord, PageRecord, PreviousSite, SiteManifest, differing, inspect_site
+from site_builder.incremental.site_manifest import ClaimedFiles, FileRecord, PageRecord, PreviousSite, SiteManifest, differing, inspect_site
 from site_builder.staircase_svg import staircase_svg
 from site_builder.write import OutputError, Outputs, check_output_path
 
@@ -337,7 +337,7 @@ def test_the_output_path_guard_accepts_exactly_what_normpath_leaves_alone(path):
 
 
 def test_render_chunks_keep_the_task_order_and_shrink_towards_the_end():
-    from site_builder.render_pool import CHUNK, _chunks
+    from site_builder.parallel.render_pool import CHUNK, _chunks
 
     numbers = list(range(5, 5000, 3))
     chunks = _chunks(numbers, workers=2)

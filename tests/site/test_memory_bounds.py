@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_builder.context import common
-from site_builder.context.common import CACHE_LIMIT, kept
+from site_builder.context import view_parts as common
+from site_builder.context.view_parts import CACHE_LIMIT, kept
 from site_builder.repository import load_catalog
 
 BASE = Path(__file__).parent.parent / "hostile" / "base"
@@ -43,7 +43,7 @@ def test_what_a_render_worker_keeps_after_a_chunk_is_frozen_and_its_pages_are_un
     import gc
     from datetime import date
 
-    from site_builder import render_pool
+    from site_builder.parallel import render_pool
     from site_builder.context import page_tasks
     from site_builder.derive.leaderboard import derive_leaderboard
     from site_builder.render import Renderer

@@ -76,7 +76,7 @@ from jinja2 import DictLoader, Environment, StrictUndefined, pass_context  # noq
 from markupsafe import Markup, escape  # noqa: E402
 
 from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_json  # noqa: E402
-from site_builder.views import Citation, KernelSummary, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
+from site_builder.page_views import Citation, KernelSummary, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 12, 2)  # after the newest observation in data/
@@ -243,7 +243,7 @@ def test_shared_parts_are_rendered_once_per_depth():
 # -- Ledger rows rendered once and spliced into each page (spliced.py) ------------------------------
 
 def _ledger_row(title: str, run_url: str, current: bool):
-    from site_builder.discover.views import RecordRow, RecordRun
+    from site_builder.discover.finding_views import RecordRow, RecordRun
 
     run = RecordRun.model_construct(
         run="r1", url=run_url, value=1234.5, unit="ns", statistic="median",

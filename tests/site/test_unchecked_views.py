@@ -1,4 +1,4 @@
-"""Views made unchecked (``context.common.unchecked``) are the views pydantic would make."""
+"""Views made unchecked (``context.view_parts.unchecked``) are the views pydantic would make."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pydantic import TypeAdapter
 
 from site_builder import urls
 from site_builder.context import site_pages
-from site_builder.context.common import as_float, unchecked, unchecked_page
+from site_builder.context.view_parts import as_float, unchecked, unchecked_page
 from site_builder.derive.leaderboard import derive_leaderboard
-from site_builder.discover.views import RecordRow, RecordRun
+from site_builder.discover.finding_views import RecordRow, RecordRun
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
-from site_builder.views import (
+from site_builder.page_views import (
     Availability, ChallengeRow, CohortSummary, EvidenceRow, HeadroomV1, ImplementationRef, ImplementationView, Link, RowView,
     RunRef, View,
 )

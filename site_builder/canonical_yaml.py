@@ -51,7 +51,7 @@ from schemas.common import format_utc
 from schemas.kinds import KIND_FOLDERS, model_for
 
 from .problems import Problem
-from .yamlio import MAX_FILE_BYTES, load_bytes
+from .yaml_reading import MAX_FILE_BYTES, load_bytes
 
 SCHEMA_COMMENT_PREFIX = "# yaml-language-server: $schema="
 LINE_WIDTH = 100

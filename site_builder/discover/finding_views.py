@@ -1,6 +1,6 @@
 """View models of the finding pages (issue 9): search, records ledger, GPUs, models, compare.
 
-Like ``site_builder/views.py``: raw facts and site-root paths; each page's JSON mirror is the model
+Like ``site_builder/page_views.py``: raw facts and site-root paths; each page's JSON mirror is the model
 dumped, and its published schema is generated from the class.
 """
 
@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..views import Link, Page, RowView, View
+from ..page_views import Link, Page, RowView, View
 
 
 # ------------------------------------------------------------------------------------------------

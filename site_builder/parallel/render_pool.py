@@ -8,7 +8,7 @@ what the build needs to know about them (paths, hashes, whether charts are still
 Results come back in task order, so the site is the same whether one process rendered it or several.
 
 Two shortcuts on a rebuild. A signed task whose pages the previous site holds under the same
-signature (``signatures``) is not run at all: its pages are taken as they are, many tasks in one
+signature (``page_signatures``) is not run at all: its pages are taken as they are, many tasks in one
 report (``KeptPages``), so they cost a dictionary lookup and no message (and a task whose pages
 cannot be taken after all is built by the parent). A kernel's pages are one such task, kept
 before anything else, unplanned (``context.kernels``); a changed kernel's are planned a task
@@ -34,12 +34,12 @@ from functools import partial
 from itertools import chain
 from typing import NamedTuple
 
-from .chart_svg import ChartRenderer
-from .context import PageTask
-from .context.kernels import KernelPage, KernelPages
-from .manifest import FileRecord, PageRecord
-from .render import Renderer, mirror_json
-from .write import Staging
+from ..chart_svg import ChartRenderer
+from ..context import PageTask
+from ..context.kernels import KernelPage, KernelPages
+from ..incremental.site_manifest import FileRecord, PageRecord
+from ..render import Renderer, mirror_json
+from ..write import Staging
 
 # Tasks per message: large enough that sending results costs little (a fraction of a millisecond
 # a message), small enough to balance: the last tasks (record ledger and challenge pages) take tens
@@ -84,7 +84,7 @@ class TaskPages(NamedTuple):
     """The pages one task built, with what the parent knows of the task (never sent by a worker)."""
 
     pages: list[RenderedPage]
-    signature: str | None  # recorded under: a signed task's (``signatures``), or a planned kernel page's kernel's
+    signature: str | None  # recorded under: a signed task's (``page_signatures``), or a planned kernel page's kernel's
 
 
 class KeptPages(NamedTuple):
@@ -398,7 +398,7 @@ def _chunks(numbers: list[int], workers: int) -> list[list[int]]:
 
 
 def _signature(task: PageTask) -> str | None:
-    """The signature of a signed task (``signatures``), else None."""
+    """The signature of a signed task (``page_signatures``), else None."""
     return getattr(task, "signature", None)
 
 

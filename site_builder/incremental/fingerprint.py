@@ -3,12 +3,12 @@
 A build is a pure function of the data folder's bytes, the builder's own code and templates, the
 libraries that draw and serialise, the as-of date and the base URL. When the fingerprint of all
 of them equals the one recorded for the site already on disk (and the site is unmodified, which
-``manifest`` checks), a rebuild could only write the same bytes again, so it is skipped.
+``site_manifest`` checks), a rebuild could only write the same bytes again, so it is skipped.
 
 Hashing every data file is cheaper than it sounds (about 1.5 s for 100,000 files on one core)
 and, unlike modification times, it does not rebuild after a checkout that changed no byte. With
 ``cache``, a data file whose ``lstat`` is unchanged since it was last hashed is not read again
-(``statindex``, whose rules say why that is safe); the load that follows finds the same hashes.
+(``stat_index``, whose rules say why that is safe); the load that follows finds the same hashes.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from .statindex import StatIndex
+from .stat_index import StatIndex
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: site_builder/incremental/ is two below
 FORMAT = "kernelindex-build-fingerprint 1"
 # Our code and everything it renders with: a change to any of them may change the output.
 CODE_FOLDERS = ("site_builder", "schemas", "templates")
@@ -73,7 +73,7 @@ class DataFiles:
         """(paths, the same relative to the data folder, their ``digests`` or None where not hashed),
         as ``load.iter_data_files`` lists them: a data suffix, and a file (a link to one included:
         the load refuses it). Paths are strings: the load makes a Path only for a file it parses."""
-        from .load import DATA_SUFFIXES, _is_file, _suffix
+        from ..load import DATA_SUFFIXES, _is_file, _suffix
 
         paths: list[str] = []
         relatives: list[str] = []
@@ -90,7 +90,7 @@ class DataFiles:
 def tree_digest(root: Path, index: StatIndex | None = None, files: DataFiles | None = None) -> str:
     """sha256 over (path, sha256 of bytes) of every file below ``root``. A symlink counts as its
     target's path, not its content: the loader refuses symlinks anyway, and this never follows one.
-    ``index``: where unchanged files' hashes are found and new ones kept (see ``statindex``);
+    ``index``: where unchanged files' hashes are found and new ones kept (see ``stat_index``);
     ``files``: the listing of ``root`` to use, instead of listing it here; it keeps each regular
     file's hash (``DataFiles.digests``) for the load."""
     digest = hashlib.sha256()

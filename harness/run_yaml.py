@@ -1,7 +1,7 @@
 """YAML in and out for the harness.
 
 Reading uses whichever loader is present (ruamel.yaml on developer machines and CI, PyYAML on a bare
-GPU image). Writing goes through the one canonical writer, ``site_builder.yamlfmt`` (the writer
+GPU image). Writing goes through the one canonical writer, ``site_builder.canonical_yaml`` (the writer
 behind ``kernelindex fmt``, the importers and the scaffold), so every file the harness writes
 already passes ``kernelindex fmt --check``. That writer needs ruamel.yaml and pydantic: a GPU
 machine without them gets them as wheels (``harness/scripts/gpu_wheels.sh``).
@@ -32,7 +32,7 @@ def dump(document: dict, path: Path | str | None = None, header: str | None = No
     """The canonical text of one data file; ``header`` becomes comment lines below the schema
     comment (where ``kernelindex fmt`` keeps them). ``path`` (where the file will live) picks the
     schema comment, as for every other canonical file."""
-    from site_builder.yamlfmt import canonical_yaml  # needs ruamel.yaml + pydantic (see above)
+    from site_builder.canonical_yaml import canonical_yaml  # needs ruamel.yaml + pydantic (see above)
 
     text = canonical_yaml(document, path)
     if not header:

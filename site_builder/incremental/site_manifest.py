@@ -35,7 +35,7 @@ from operator import is_not, itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from .bulkload import paused_gc
+from ..gc_pause import paused_gc
 
 FORMAT = "kernelindex-site-manifest 5"  # 5: a base and the changes since
 
@@ -51,7 +51,7 @@ class FileRecord(NamedTuple):
 
 
 class PageRecord(NamedTuple):
-    """A page a signed task built (``signatures``): what the API index needs to list it again."""
+    """A page a signed task built (``page_signatures``): what the API index needs to list it again."""
 
     kind: str
     title: str

@@ -23,7 +23,7 @@ each file's hash from the fingerprint taken just before over the same listing
 between is seen by the next build, whose fingerprint differs); a load without that listing
 compares each file's stat with the entry here itself.
 
-Storage: ``<cache folder>/stat-<tag>.index`` beside the parse cache (see ``cache``): one header
+Storage: ``<cache folder>/stat-<tag>.index`` beside the parse cache (see ``parse_cache``): one header
 line, then ``marshal`` of {path: (ino, size, mtime_ns, ctime_ns, digest)} (marshal holds only
 plain values and never runs code). It is rewritten (temporary file, then rename) when an entry
 was added or changed; entries of files not seen in this process are dropped when they are many.
@@ -53,7 +53,7 @@ _OPEN: dict[tuple[str, str], "StatIndex"] = {}
 
 def _key(data_dir: Path, cache_dir: Path | None) -> tuple[str, str]:
     """(the data folder, resolved; its index file): what ``_OPEN`` knows an index by."""
-    from .cache import default_cache_dir
+    from .parse_cache import default_cache_dir
 
     resolved = str(data_dir.resolve())
     folder = cache_dir or default_cache_dir(data_dir)

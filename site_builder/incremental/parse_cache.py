@@ -7,7 +7,7 @@ is not parsed again. What is stored, and why it is safe:
 - The key is sha256 of the file's path relative to the data folder and the sha256 of its bytes.
   The path is part of it because a file's checks depend on where it sits (its kind's folder, its
   name's file name). The bytes' hash of a file whose ``lstat`` is unchanged since it was last
-  hashed comes from the stat index (``statindex``, whose rules say when that is safe), and the
+  hashed comes from the stat index (``stat_index``, whose rules say when that is safe), and the
   file is not read at all; in a build, the fingerprint taken just before has those hashes
   already (``fingerprint.DataFiles``), and the load neither stats nor reads such a file.
 - The value is the model's JSON (``exclude_unset``, so the fields a file set stay the ones it set),
@@ -55,8 +55,9 @@ _BLOCK_MARK = b"@"
 
 # The modules whose code decides whether a file is valid and what its model holds.
 # link is one of them because runs' digests are cached too (see ``link._run_digest``).
-_VERSIONED_MODULES = ("schemas", "site_builder.yamlio", "site_builder.fastyaml", "site_builder.load", "site_builder.cache",
-                      "site_builder.bulkload", "site_builder.link", "site_builder.statindex")
+_VERSIONED_MODULES = ("schemas", "site_builder.yaml_reading", "site_builder.fastyaml", "site_builder.load",
+                      "site_builder.incremental.parse_cache", "site_builder.parallel.bulk_load", "site_builder.link",
+                      "site_builder.incremental.stat_index")
 
 
 def _code_version() -> bytes:
@@ -92,7 +93,7 @@ def entry_key(relative: str, raw: bytes) -> str:
 
 
 def entry_key_of_digest(relative: str, digest: bytes) -> str:
-    """``entry_key`` given the sha256 digest of the file's bytes (``statindex`` keeps them)."""
+    """``entry_key`` given the sha256 digest of the file's bytes (``stat_index`` keeps them)."""
     return hashlib.sha256(relative.encode("utf-8") + b"\0" + digest).hexdigest()
 
 

@@ -11,7 +11,7 @@ from itertools import chain, islice, repeat, takewhile
 from operator import attrgetter
 
 from .. import urls
-from ..bulkload import paused_gc
+from ..gc_pause import paused_gc
 from ..derive.leaderboard import Cohort
 from ..derive.ranking import RankedRow
 from ..derive.model import EVIDENCE_LEVELS, RunFacts
@@ -20,16 +20,16 @@ from ..discover.ledger import (
 )
 from ..discover.gpus import GpuKey
 from ..discover.state import Discovery, discovery
-from ..discover.views import (
+from ..discover.finding_views import (
     CompareFieldHelp, ComparePage, FacetHelp, FamilyCoverage, FamilyEntry, FilterLink, GpuEntry, GpuPage, GpuSummary,
     GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
     RecordRun, RecordsPage, SearchPage,
 )
-from ..signatures import RowSignatures
+from ..incremental.page_signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
-from ..views import Link, Page
-from .common import PageTask, ViewFactory, as_float, on_index, per_key, signed_page, unchecked
+from ..page_views import Link, Page
+from .view_parts import PageTask, ViewFactory, as_float, on_index, per_key, signed_page, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -114,7 +114,7 @@ class DiscoverContext:
     def record_row(self, entry: LedgerEntry) -> RecordRow:
         """One row per ledger entry, built once: a row appears on several filtered pages. It reads
         the entry, its group and data every page reads, and nothing else: a ledger page is signed
-        by what ``signatures.RowSignatures.group`` hashes of each group it shows."""
+        by what ``page_signatures.RowSignatures.group`` hashes of each group it shows."""
         key = (entry.group.key, entry.run.name)
         found = self._record_rows.get(key)
         if found is None:
@@ -161,7 +161,7 @@ def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) ->
     """The finding pages as tasks, one page each (the ledger's pages are many at scale), so the
     renderer can spread them over workers. What every task shares (the ledger, its filters) is
     derived here, before workers fork, so each worker starts with it. With ``signer``, the ledger's
-    pages are signed by what they show (``signatures``): a rebuild skips those that cannot differ."""
+    pages are signed by what they show (``page_signatures``): a rebuild skips those that cannot differ."""
     context = DiscoverContext(factory)
     plans = by_newest_row(records_plan(context))  # the ledger, every filter's entries
     # What the GPU and model pages share (the badges' and search index's counts are made after the pages).
@@ -348,7 +348,7 @@ def _records_url(plan: RecordsPlan) -> str:
 
 class _LedgerReads:
     """What each ledger page shows, for its signature: its view, filter, counts and pager as they
-    are, and for each row the digest of its group (``signatures.RowSignatures.group``: all a row
+    are, and for each row the digest of its group (``page_signatures.RowSignatures.group``: all a row
     reads of the group) and which of the group's records it is. A current record is its group's
     one: the digest alone says it. A record of the history (or a break) is its event's place in
     the group's history, which the group's runs decide, as they decide the rest of the row. The

@@ -17,7 +17,7 @@ from typing import Any
 
 from schemas.digest import spec_digest
 
-from .bulkload import worker_count
+from .bulk_load import worker_count
 
 SpecSource = Callable[[], dict[str, Any]]
 

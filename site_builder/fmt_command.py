@@ -1,4 +1,4 @@
-"""`kernelindex fmt [PATHS] [--check]`: rewrite data files into the canonical form of ``yamlfmt``.
+"""`kernelindex fmt [PATHS] [--check]`: rewrite data files into the canonical form of ``canonical_yaml``.
 
 Thousands of files must take seconds, so:
 - a file whose text equals ``canonical_yaml`` of its own values is canonical without the slow
@@ -21,7 +21,7 @@ import click
 
 from .load import DATA_SUFFIXES, display_path
 from .problems import Problem
-from .yamlfmt import FormatError, _strip_schema_comment, format_bytes, load_plain, quick_canonical
+from .canonical_yaml import FormatError, _strip_schema_comment, format_bytes, load_plain, quick_canonical
 
 # Below this many files a worker pool costs more to start than it saves.
 PARALLEL_THRESHOLD = 400

@@ -21,7 +21,7 @@ So the kernel's pages are signed as one: ``kernel`` signs the task of all of the
 
 The records ledger and the challenge lists cut across every kernel (a page of 200 rows has rows
 of a hundred kernels), so they are signed finer, by the comparison groups whose rows they show
-(``RowSignatures``). A row of a group (ledger row: ``context/discover.record_row``; challenge row:
+(``RowSignatures``). A row of a group (ledger row: ``context/finding.record_row``; challenge row:
 ``factory.cohort_summary``) reads, besides the global part: the group's runs and what they
 derive within the group (ranks, record history, evidence levels, which count the group's other
 runs), the run files themselves (install labels, native metrics), what supersedes them, and two
@@ -32,7 +32,7 @@ decided while planning, and the page's signature hashes that as it is.
 
 The pages of what runs of many kernels refer to (a hardware's, environment's, protocol's or
 source's page, their lists, a GPU's and a model's page and theirs) are signed the same way, by
-what each shows of those runs (``context/catalog.py``'s and ``context/discover.py``'s ``*_tasks``
+what each shows of those runs (``context/catalog.py``'s and ``context/finding.py``'s ``*_tasks``
 say what, page by page): a count by the count, a list of groups by their keys and labels, what a
 group's rows decide (a leader's row, the records a GPU holds) by the group's ``group`` hash, and a
 model's page, which picks one of each of its kernels' groups per GPU, by every group of those
@@ -53,9 +53,9 @@ from functools import cached_property, partial
 from itertools import compress, filterfalse
 from operator import attrgetter
 
-from .derive.leaderboard import Cohort, Leaderboard
-from .link import Entity
-from .views import Page
+from ..derive.leaderboard import Cohort, Leaderboard
+from ..link import Entity
+from ..page_views import Page
 
 RUN_KIND = "BenchmarkRun"
 DIGEST_SIZE = hashlib.sha256().digest_size

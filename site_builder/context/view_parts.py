@@ -15,8 +15,8 @@ from ..derive.floors import times_above
 from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.model import RunFacts
 from ..link import Entity
-from ..signatures import RowSignatures
-from ..views import (
+from ..incremental.page_signatures import RowSignatures
+from ..page_views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
     GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
     ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, View, WorkloadRef, WorkloadView,

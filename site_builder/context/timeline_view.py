@@ -10,8 +10,8 @@ from .. import urls
 from ..charts import timeline_spec
 from ..derive.leaderboard import Cohort
 from ..derive.timeline import DetectedStep, Timeline
-from ..views import Link, RegressionsPage, StepView, TimelinePointView, TimelineSeries, TimelineView
-from .common import ViewFactory, unchecked_page
+from ..page_views import Link, RegressionsPage, StepView, TimelinePointView, TimelineSeries, TimelineView
+from .view_parts import ViewFactory, unchecked_page
 
 # Upstream commit ranges for a step: only Liger's own snapshots name commits of one repository.
 LIGER_COMPARE = "https://github.com/linkedin/Liger-Kernel/compare/{before}...{after}"

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..views import Link, Page, View
+from ..page_views import Link, Page, View
 
 
 class Attribution(View):

@@ -16,9 +16,8 @@ import os
 import pickle
 import sys
 from stat import S_ISREG
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -26,10 +25,11 @@ from pydantic import ValidationError
 
 from schemas.kinds import KIND_MODELS, Envelope
 
-from .cache import ParseCache, entry_key, entry_key_of_digest
-from .load import Document, Folders, display_path, load_file
-from .problems import Problem
-from .statindex import StatIndex
+from ..gc_pause import paused_gc
+from ..incremental.parse_cache import ParseCache, entry_key, entry_key_of_digest
+from ..load import Document, Folders, display_path, load_file
+from ..problems import Problem
+from ..incremental.stat_index import StatIndex
 
 # Below this many files to parse, starting processes costs more than it saves.
 POOL_THRESHOLD = 400
@@ -211,31 +211,6 @@ def worker_count(requested: int | None = None) -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
         return os.cpu_count() or 1
-
-
-@contextmanager
-def paused_gc(keep: bool = False) -> Iterator[None]:
-    """The cyclic garbage collector off while many long-lived objects are made.
-
-    Every collection of the oldest generation walks every object alive, and loading 100,000 files
-    makes millions (models, their fields) that hold no reference cycles: with the collector on,
-    a warm load plus link of 100,000 runs took 17 s, with it paused 9 s. It is switched back on
-    afterwards (anything cyclic made meanwhile is collected then).
-
-    ``keep``: what was made will live as long as the process (the catalog of a build), so it is
-    frozen (``gc.freeze``): otherwise the collector, switched back on, walks those objects again as
-    they age through its three generations (at 10,000 runs one walk is 0.2 s). Frozen objects are
-    still freed when nothing refers to them; only cyclic garbage made meanwhile would stay, and a
-    warm load makes none (a cold one parses in worker processes above ``POOL_THRESHOLD`` files)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if keep:
-                gc.freeze()
-            gc.enable()
 
 
 def load_many(data_dir: Path, paths: Sequence[str | os.PathLike[str]], cache: ParseCache | None = None,
