@@ -253,9 +253,10 @@ def test_the_real_export(tmp_path):
     agreement = compare(histories, theirs, ineligible, held)
     explained = agreement.explained
     assert "unexplained" not in explained, agreement.differences[:3]
-    assert set(explained) <= {"ineligible here: BELOW_PHYSICAL_FLOOR", "a record run of theirs is not imported here"}
-    assert explained["a record run of theirs is not imported here"] == 9
-    assert agreement.identical == agreement.compared - sum(explained.values()) >= 1400
+    # Our floors hold every record run of theirs: a floor that counted a paged KV cache's whole
+    # page pool once flagged 86 of them (FlashInfer-Bench's paged attention reads only listed pages).
+    assert explained == {"a record run of theirs is not imported here": 9}, agreement.differences[:3]
+    assert agreement.identical == agreement.compared - 9 >= 1480
 
 
 
