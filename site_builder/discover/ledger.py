@@ -55,7 +55,7 @@ def current_records(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
     for group in groups:
         last = group.history[-1] if group.history else None
         # Positional, in LedgerEntry's order (group, run, previous, improvement, set_at, current,
-        # position): keywords cost more on 55,000 groups.
+        # position): keywords cost more, once per ranked group.
         entries.append(LedgerEntry(group, group.holder, last.previous if last else None, last.improvement if last else None,
                                    last.run.observed_at if last else group.holder.observed_at, True,
                                    len(group.history) - 1))
@@ -89,8 +89,7 @@ def newest_first(items: Sequence[T], when: Callable[[T], datetime], then: Callab
     C), then each run of equal times among the first ``count`` (and those tied with the last of
     them) by ``then`` (comparing ``then``'s keys, run digests and group keys scattered over memory,
     cost more than the rest of the sort). Each item's time is read once, for the sort and the ties
-    both: read twice, from item to run to time scattered over memory, it was a quarter of the
-    challenge lists' sorts. Aware datetimes sort as their timestamps do (both order instants, and
+    both, because each read goes from item to run to time scattered over memory. Aware datetimes sort as their timestamps do (both order instants, and
     a float's step near today is under a microsecond); naive ones, which ``timestamp()`` reads in
     local time, are sorted by that key itself."""
     times = list(map(when, items))
