@@ -4,7 +4,7 @@ pages are built, registers the JSON documents in the API index and yields the AP
 (``MirrorIndex.parts``: the pages' first, the search index's once its documents are registered;
 ``MirrorIndex.document`` renders the index that names them).
 
-The search index is the largest of them, by far the most work to make, and needs only
+The search index is the largest of them and the most work to make, and needs only
 the leaderboard: a forked copy of the build makes its text while this process makes the others
 and the API index parts of the pages, so the two halves share the machine's cores instead of
 taking turns on one. (The run directory stays here: made in the copy too, where every write to
