@@ -4,7 +4,8 @@ Every comparison group with two records or more gets this chart, which on a larg
 thousands of charts: drawn by vl-convert, which runs Vega's JavaScript and layout for each, they
 alone would take longer than the whole build may. A staircase needs no layout engine, so it is
 drawn here directly, at a tiny fraction of that cost, with the same data and colours as its
-Vega-Lite spec, which still makes it interactive when JavaScript is on. The kernel pages' scaling charts (legends, log axes) stay with vl-convert.
+Vega-Lite spec, which still makes it interactive when JavaScript is on. The kernel pages'
+scaling charts (legends, log axes) stay with vl-convert.
 """
 
 from __future__ import annotations
