@@ -330,7 +330,7 @@ class ManifestHeader:
 
 
 def read_header(path: Path) -> ManifestHeader | None:
-    """The first lines only: all a build with nothing to do needs (the whole manifest is tens of MB at scale)."""
+    """The first lines only: all a build with nothing to do needs (the whole manifest is large)."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as file:
             lines = [file.readline().rstrip("\n") for _ in range(5)]
