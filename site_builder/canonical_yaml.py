@@ -325,9 +325,9 @@ def _to_commented(value: Any) -> Any:
 
 # --------------------------------------------------------------------------------------------
 # The fast emitter. ruamel's emitter is general, and its cost per file adds up when ``fmt`` or an
-# importer goes over a whole repository; this one writes the same bytes for the common case (plain values,
-# one-line strings, no None, floats without exponents) with far less work, and gives up (returns
-# None) on anything else. tests/contrib check that the two agree.
+# importer goes over a whole repository; this one writes the same bytes for the common case (plain
+# values, one-line strings, no None, floats without exponents) with far less work, and gives up
+# (returns None) on anything else. tests/contrib check that the two agree.
 
 
 class _NotSimple(Exception):

@@ -2,12 +2,12 @@
 that makes them interactive when JavaScript is on. No CDN: the site works offline and from
 ``file://``.
 
-Scaling charts are drawn by vl-convert from their Vega-Lite spec, slow enough a chart to be worth
-a core, in a process of its own (``ChartDrawer``, ``vega``) started before the data is loaded: it makes the Vega bundle
-meanwhile, then draws each distinct chart as soon as a page renderer meets it, while the pages go
-on rendering (kernel pages, which have the charts, come first). A page first gets a placeholder;
-identical specs are drawn once, and the drawings are put into the pages at the end. Record
-histories, one per comparison group and thousands at scale, are staircases drawn in Python
+Scaling charts are drawn by vl-convert from their Vega-Lite spec, each slow enough to be worth a
+core, in a process of its own (``ChartDrawer``, ``vega``) started before the data is loaded: it
+makes the Vega bundle meanwhile, then draws each distinct chart as soon as a page renderer meets it,
+while the pages go on rendering (kernel pages, which have the charts, come first). A page first gets
+a placeholder; identical specs are drawn once, and the drawings are put into the pages at the end.
+Record histories, one per comparison group and thousands at scale, are staircases drawn in Python
 (``staircase_svg``) from the same data.
 """
 

@@ -19,8 +19,9 @@ def paused_gc(keep: bool = False) -> Iterator[None]:
     ``keep``: what was made will live as long as the process (the catalog of a build), so it is
     frozen (``gc.freeze``): otherwise the collector, switched back on, walks those objects again as
     they age through its three generations, each walk as long as the catalog is large. Frozen
-    objects are still freed when nothing refers to them; only cyclic garbage made meanwhile would stay, and a
-    warm load makes none (a cold one parses in worker processes above ``POOL_THRESHOLD`` files)."""
+    objects are still freed when nothing refers to them; only cyclic garbage made meanwhile would
+    stay, and a warm load makes none (a cold one parses in worker processes above ``POOL_THRESHOLD``
+    files)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

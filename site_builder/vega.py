@@ -2,8 +2,9 @@
 
 ``chart_svg.ChartDrawer`` is the build's side. The process is spawned, not forked: vl-convert runs
 threads, and the build forks its page renderers later, which must not inherit any. It imports
-nothing of the builder but this module (not the view models), so it starts quickly; it asks Altair which Vega-Lite release its specs are for (``vega_lite_version``), so that
-the build itself imports Altair only when a page has a chart.
+nothing of the builder but this module (not the view models), so it starts quickly; it asks Altair
+which Vega-Lite release its specs are for (``vega_lite_version``), so that the build itself imports
+Altair only when a page has a chart.
 
 It first sends the bundle (made once per vl-convert release and kept in the build's cache folder:
 bundling Vega's sources is slow, and every build would otherwise pay for it), then draws the

@@ -14,10 +14,10 @@ half-written site, in one of two ways:
   previous site goes away in the same step). A file whose bytes the previous site already holds
   is hard-linked from it rather than written again; a hard link is a second name for the same
   bytes, so the old site going away does not take them with it.
-- an *in-place* rebuild, when the site on disk is exactly what its manifest lists, stages only
-  the files whose bytes changed; the commit renames each into place and removes the files the
-  build no longer makes. A rebuild after one changed run thus touches the few files it changed
-  rather than relinking the whole site. Each file is replaced atomically, and until the commit returns every
+- an *in-place* rebuild, when the site on disk is exactly what its manifest lists, stages only the
+  files whose bytes changed; the commit renames each into place and removes the files the build no
+  longer makes. A rebuild after one changed run thus touches the few files it changed rather than
+  relinking the whole site. Each file is replaced atomically, and until the commit returns every
   replaced or removed file is kept aside, so a commit that fails half-way puts them all back.
 
 Nothing outside the output folder is touched but the staging folder and the aside folder beside it.
@@ -321,7 +321,8 @@ class Outputs:
         """Make the target the site just built; on failure the previous site stays as it was.
 
         What is taken away (the replaced site after a swap: every file of it, long to unlink on a
-        large site) is deleted by a thread while the build finishes; leaving the ``with`` block waits for it."""
+        large site) is deleted by a thread while the build finishes; leaving the ``with`` block
+        waits for it."""
         try:
             if self.staging.in_place:
                 retired = _update_in_place(self.staging, self._settled(), self.target)

@@ -29,7 +29,7 @@ class CatalogIndex:
     render workers, after they fork, rather than while the pages are planned (one core working,
     the other waiting), and a rebuild that builds no implementation page does not gather that one.
     A page that shows how many runs refer to something counts them (``run_count``): a count per
-    name, made in one pass in C, where a list of every run per name took a pass in Python."""
+    name, made in one pass in C, where a list of every run per name would take a pass in Python."""
 
     def __init__(self, factory: ViewFactory):
         self.factory = factory

@@ -277,7 +277,7 @@ def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Seq
           by_gpu: dict[str, list[LedgerEntry]], reads: FieldReads, limit: int | None = None) -> Sequence[LedgerEntry]:
     """What a filter keeps of ``entries`` (a list of the ledger), in order; the first ``limit`` if
     given. A GPU's entries are read from ``by_gpu``, the same list split by GPU in one pass: a pass
-    per GPU over every entry was most of the time spent planning the ledger; another filter's field
+    per GPU over every entry would be most of planning the ledger; another filter's field
     from ``reads``, read once for every filter of it."""
     if facet == "gpu":
         kept: Sequence[LedgerEntry] = by_gpu.get(value or "", [])

@@ -8,7 +8,7 @@ The search index is the largest of them and the most work to make, and needs onl
 the leaderboard: a forked copy of the build makes its text while this process makes the others
 and the API index parts of the pages, so the two halves share the machine's cores instead of
 taking turns on one. (The run directory stays here: made in the copy too, where every write to
-the build's objects copies a page of memory, it made the copy the half that is waited for.)
+the build's objects copies a page of memory, it would make the copy the half that is waited for.)
 """
 
 from __future__ import annotations

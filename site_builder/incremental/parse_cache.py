@@ -1,7 +1,8 @@
 """The parse cache: a file's validated model, found by the hash of its path and bytes.
 
 Parsing YAML and validating it costs far more than turning a model's stored JSON back into the
-model. So a file whose bytes have not changed since the last load is not parsed again. What is stored, and why it is safe:
+model. So a file whose bytes have not changed since the last load is not parsed again. What is
+stored, and why it is safe:
 
 - The key is sha256 of the file's path relative to the data folder and the sha256 of its bytes.
   The path is part of it because a file's checks depend on where it sits (its kind's folder, its
@@ -23,9 +24,10 @@ model. So a file whose bytes have not changed since the last load is not parsed 
 
 Storage is one append-only file per data folder (``<parent of data>/.cache/kernelindex/``, or
 ``$KERNELINDEX_CACHE_DIR``): a header line, then blocks, each a line ``@ <crc32> <length>`` and
-``length`` bytes of entries, one line each: ``<key> <kind> <json>``. Reading every entry is one
-read of one file, not one open per entry, because a large repository has hundreds of thousands. New entries are appended as a block; when most entries in
-the file are stale, it is rewritten with the live ones (write to a temporary file, then rename).
+``length`` bytes of entries, one line each: ``<key> <kind> <json>``. Reading every entry is one read
+of one file, not one open per entry, because a large repository has hundreds of thousands. New
+entries are appended as a block; when most entries in the file are stale, it is rewritten with the
+live ones (write to a temporary file, then rename).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The manifest of a built site: what it was built from, and every file's hash, size and time.
 
-It is saved in the cache folder (never in the site, where it would be served, and on a large
-site would be one of its heaviest files), one per output folder. The next build of that folder reads it to
+It is saved in the cache folder, one per output folder (never in the site, where it would be
+served, and on a large site would be one of its heaviest files). The next build of that folder
+reads it to
 
 - skip the build entirely when the inputs' fingerprint is unchanged and the site on disk still
   is exactly what the manifest lists (same files, sizes and modification times: someone may have
