@@ -146,8 +146,9 @@ def _date_format(first: datetime, last: datetime) -> str:
 @cache
 def _history_frame(unit: str, date_format: str) -> dict[str, Any]:
     """A record history's Vega-Lite spec without its data. Only the unit differs from group to group,
-    and building a spec through Altair for every group's history would cost more than the rest
-    of their pages: so it is built once per unit and every chart shares it (nothing mutates a spec)."""
+    and building a spec through Altair once per group, thousands of groups on a large site, is
+    more than a build can afford: so it is built once per unit and every chart shares it (nothing
+    mutates a spec)."""
     alt = _altair()
     chart = alt.Chart(alt.Data(values=[])).mark_line(interpolate="step-after", point=True, strokeWidth=2).encode(
         x=alt.X("date:T", title="observed (UTC)", scale=alt.Scale(type="utc"),
