@@ -1,9 +1,9 @@
 """write: outputs go straight into a staging folder; the site changes only when the build succeeded.
 
-Nothing is held in memory but each file's record (path, hash, size, time): a large site is
-hundreds of thousands of files and gigabytes of them, so they are written as they are made, by
-whichever process made them. ``Staging`` is the part a forked render worker uses; ``Outputs`` is the
-build's ledger on top of it.
+Nothing is held in memory but each file's record (path, hash, size, time): a large site is hundreds
+of thousands of files and gigabytes of them, so they are written as they are made, by whichever
+process made them. ``Staging`` is the part a forked render worker uses; ``Outputs`` is the build's
+ledger on top of it.
 
 ``Outputs`` refuses a second file on a path (two slugs that collide must fail the build, not
 overwrite each other silently) and any path that would land outside the output folder.
@@ -160,7 +160,7 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 
 def _write_file(name: str, content: bytes) -> None:
     """``Path(name).write_bytes(content)`` in plain system calls: it runs for every file of a build,
-    and a Path object and a buffered file object each time would add up to more than the writing."""
+    and a Path object and a buffered file object each time are overhead the write does not need."""
     descriptor = os.open(name, _CREATE, 0o666)
     try:
         view = memoryview(content)
