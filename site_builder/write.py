@@ -175,7 +175,7 @@ class Outputs:
 
     Its ledger of records starts as a copy of the previous site's intact files (a copy of a dict is
     made in C at memory speed) and loses those no output claimed when it is read (``records``,
-    ``commit``): a rebuild keeps nearly every file as it was and claims the few it changed, so
+    ``commit``): a rebuild keeps nearly every file as it was and claims those it built again, so
     the kept ones cost a set of their paths, to find a path claimed twice, rather than
     a lookup and an insertion each. Which paths are claimed is the set of those kept
     (``claim_kept``) and the files claimed one by one (``claim``), whose records are also what the

@@ -12,12 +12,12 @@ reads it to
   mirror is unchanged is not rendered again when the renderer itself is unchanged (its HTML is a
   function of its view model, the templates and code).
 
-A rebuild changes a few of a site's records, and a large site has hundreds of thousands, so a
-manifest is stored as a *base* (every record, in a file of its own) and the *changes* since (in the
-manifest file, with the header): a save after a rebuild writes only the changes, on top of the
-base the previous manifest was read from, until they grow past an eighth of the records and a
-new base is written. The listing digest is a sum of one hash per file, so it follows the changes
-too, without going over every file again.
+A rebuild changes a small share of a site's records, and a large site has hundreds of thousands, so
+a manifest is stored as a *base* (every record, in a file of its own) and the *changes* since (in
+the manifest file, with the header): a save after a rebuild writes only the changes, on top of the
+base the previous manifest was read from, until they grow past an eighth of the records and a new
+base is written. The listing digest is a sum of one hash per file, so it follows the changes too,
+without going over every file again.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class ClaimedFiles(dict):
     ``baseline`` (the previous site's): every value is the baseline's very record but those under
     the keys of ``claimed`` (the files claimed one by one, in the order claimed; its values are
     this dict's). ``write.Outputs`` keeps that true; ``differing`` then looks at ``claimed`` alone:
-    a rebuild claims the few files it changed and keeps all the others as they were."""
+    a rebuild claims the files of the pages it built again, and keeps all the others as they were."""
 
     __slots__ = ("baseline", "claimed")
 
