@@ -2,12 +2,12 @@
 that makes them interactive when JavaScript is on. No CDN: the site works offline and from
 ``file://``.
 
-Scaling charts are drawn by vl-convert from their Vega-Lite spec, ~40 ms a chart, in a process of
-its own (``ChartDrawer``, ``vega``) started before the data is loaded: it makes the Vega bundle
-meanwhile, then draws each distinct chart as soon as a page renderer meets it, while the pages go
-on rendering (kernel pages, which have the charts, come first). A page first gets a placeholder;
-identical specs are drawn once, and the drawings are put into the pages at the end. Record
-histories, one per comparison group and thousands at scale, are staircases drawn in Python
+Scaling charts are drawn by vl-convert from their Vega-Lite spec, each slow enough to be worth a
+core, in a process of its own (``ChartDrawer``, ``vega``) started before the data is loaded: it
+makes the Vega bundle meanwhile, then draws each distinct chart as soon as a page renderer meets it,
+while the pages go on rendering (kernel pages, which have the charts, come first). A page first gets
+a placeholder; identical specs are drawn once, and the drawings are put into the pages at the end.
+Record histories, one per comparison group and thousands at scale, are staircases drawn in Python
 (``staircase_svg``) from the same data.
 """
 
@@ -54,7 +54,7 @@ class ChartDrawer:
         """End the process now unless it has answered for good (``drawings``). A build that failed
         keeps its drawer alive for as long as its error is kept (a traceback holds the build's
         frames): in a long-lived caller such as a test session, each failed build would otherwise
-        leave a process of ~100 MB waiting for specs that never come."""
+        leave a whole vl-convert runtime waiting for specs that never come."""
         if self._connection.closed:  # answered: it ends by itself, and nothing need wait for that
             return
         self._connection.close()
@@ -72,7 +72,7 @@ class ChartDrawer:
 
     def drawings(self) -> dict[str, str]:
         """Key -> SVG of every spec sent; waits for the last to be drawn. The process then ends by
-        itself; nothing waits for that (tearing down vl-convert's runtime takes a few tenths of a second)."""
+        itself; nothing waits for that (tearing down vl-convert's runtime is not instant)."""
         self._connection.send(None)
         try:
             return self._answer()

@@ -35,12 +35,12 @@ TIME_UNIT, NS_PER_TIME_UNIT = "µs", 1e3
 @cache
 def _altair() -> ModuleType:
     """Altair, imported when the first spec is built: a rebuild whose changed pages have no chart
-    (most one-run rebuilds at 100k) never pays the ~0.3 s of CPU its import costs."""
+    (most one-run rebuilds) never pays for importing it, a large package."""
     import altair
     from altair.utils.schemapi import disable_debug_mode
 
-    # Altair validates every object it builds while in debug mode (the default): several seconds a
-    # build for specs whose shape is fixed by this module and checked by the tests.
+    # Altair validates every object it builds while in debug mode (the default): work repeated for
+    # every chart of a build, for specs whose shape is fixed by this module and checked by the tests.
     disable_debug_mode()
     return altair
 
@@ -74,8 +74,8 @@ def scaling_chart(scaling: Scaling, implementation_titles: dict[str, str], conte
 @cache
 def _scaling_frame(axis: str, unit: str, log_x: bool) -> dict[str, Any]:
     """A scaling chart's Vega-Lite spec with empty data, legend order and ticks, built once per
-    shape (axis, unit and scales): Altair takes 1-2 ms to build a spec, and at 100,000 runs some
-    1,400 of the 3,300 kernel pages have a chart (the first 600 pages need 9 shapes)."""
+    shape (axis, unit and scales): building a spec through Altair is slow next to filling in its
+    data, and a large site has many kernel pages with a chart but only a handful of shapes."""
     alt = _altair()
     x_scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     # Each series has its own colour, dash and marker, so two lines that coincide (a reference and
@@ -146,8 +146,9 @@ def _date_format(first: datetime, last: datetime) -> str:
 @cache
 def _history_frame(unit: str, date_format: str) -> dict[str, Any]:
     """A record history's Vega-Lite spec without its data. Only the unit differs from group to group,
-    and Altair takes about half a millisecond to build a spec, which a build with a history per
-    group cannot afford: so it is built once per unit and every chart shares it (nothing mutates a spec)."""
+    and building a spec through Altair once per group, thousands of groups on a large site, is
+    more than a build can afford: so it is built once per unit and every chart shares it (nothing
+    mutates a spec)."""
     alt = _altair()
     chart = alt.Chart(alt.Data(values=[])).mark_line(interpolate="step-after", point=True, strokeWidth=2).encode(
         x=alt.X("date:T", title="observed (UTC)", scale=alt.Scale(type="utc"),

@@ -1,7 +1,7 @@
-"""Building Python values from the C parser's events: ruamel.yaml's safe loader, three times faster.
+"""Building Python values from the C parser's events: ruamel.yaml's safe loader without a node tree.
 
 ruamel.yaml's C extension scans and parses, but its safe loader then composes a node tree and
-walks it with Python constructors, which costs three quarters of the load. Data files use a
+walks it with Python constructors, which is most of the load's cost. Data files use a
 small part of YAML: mappings, sequences and scalars, no tags, anchors, merge keys or duplicate
 keys. For those this module builds the values straight from the parser's events, resolving each
 plain scalar with ruamel's own resolver and constructing non-strings with ruamel's own
@@ -43,7 +43,7 @@ _SCALAR_TAGS = {_STR, _PREFIX + "null", _PREFIX + "bool", _INT, _FLOAT, _PREFIX 
 # constructors return Python's ``int`` and ``float`` of such text (they only strip '_', handle
 # 0x/0o/0b, .inf and .nan, and look for 1.1's sexagesimal and octal forms, none of which match
 # here). Numbers rarely repeat, so they skip the memo, and the patterns: resolving a number and
-# remembering it cost three times reading it (a run file has about five).
+# remembering it costs more than reading it, for an answer seldom asked for again.
 _PLAIN_INT = re.compile(r"[-+]?[0-9]+\Z")
 _PLAIN_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?\Z")
 _MEMO_LIMIT = 200_000

@@ -11,16 +11,17 @@ from contextlib import contextmanager
 def paused_gc(keep: bool = False) -> Iterator[None]:
     """The cyclic garbage collector off while many long-lived objects are made.
 
-    Every collection of the oldest generation walks every object alive, and loading 100,000 files
-    makes millions (models, their fields) that hold no reference cycles: with the collector on,
-    a warm load plus link of 100,000 runs took 17 s, with it paused 9 s. It is switched back on
-    afterwards (anything cyclic made meanwhile is collected then).
+    Every collection of the oldest generation walks every object alive, and loading a large
+    repository makes millions (models, their fields) that hold no reference cycles: with the
+    collector on, much of a load's time goes to walking objects none of which it can free. It is
+    switched back on afterwards (anything cyclic made meanwhile is collected then).
 
     ``keep``: what was made will live as long as the process (the catalog of a build), so it is
     frozen (``gc.freeze``): otherwise the collector, switched back on, walks those objects again as
-    they age through its three generations (at 10,000 runs one walk is 0.2 s). Frozen objects are
-    still freed when nothing refers to them; only cyclic garbage made meanwhile would stay, and a
-    warm load makes none (a cold one parses in worker processes above ``POOL_THRESHOLD`` files)."""
+    they age through its three generations, each walk as long as the catalog is large. Frozen
+    objects are still freed when nothing refers to them; only cyclic garbage made meanwhile would
+    stay, and a warm load makes none (a cold one parses in worker processes above ``POOL_THRESHOLD``
+    files)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -31,7 +31,7 @@ PATTERN_MESSAGES = {
 }
 
 
-@dataclass(slots=True)  # one per data file: 100,000 at scale, each smaller and quicker to make
+@dataclass(slots=True)  # one per data file, so each is made smaller and quicker with slots
 class Document:
     """One validated data file."""
 
@@ -39,8 +39,8 @@ class Document:
     display: str  # the path as errors print it, relative to the working directory where possible
     kind: str
     model: Envelope
-    # ``model.metadata.name``, kept here when the model is made: read from the model later, at
-    # 100,000 runs, link's first look at each (long out of the processor's caches) cost ~0.05 s.
+    # ``model.metadata.name``, kept here when the model is made: read from the model later, link's
+    # first look at each would reach into a model long out of the processor's caches.
     name: str
     # The parse cache's key for the file (sha256 of its path and bytes) when a bulk load read it;
     # link keys the digests it keeps between builds by it.
@@ -70,7 +70,7 @@ def iter_data_files(data_dir: Path) -> Iterator[Path]:
 
     The files ``data_dir.rglob("*")`` finds (symlinked folders are not entered, unreadable ones
     skipped) that are files with a data suffix, found with ``os.scandir``: its entries know
-    whether they are folders without a ``stat`` each, which matters at 100,000 files.
+    whether they are folders without a ``stat`` each, one system call fewer per data file.
     """
     paths: list[str] = []
     if data_dir.is_dir():
@@ -82,7 +82,7 @@ def iter_data_files(data_dir: Path) -> Iterator[Path]:
 def _walk(folder: str, paths: list[str]) -> None:
     """Files below ``folder`` in the order Paths sort (part by part: "a/b" before "a-c"): each
     folder's entries sorted by name, a subfolder's files where its name falls. That is the order
-    of sorting every path by its parts, without splitting 100,000 paths and comparing the lists."""
+    of sorting every path by its parts, without splitting every path and comparing the lists."""
     try:
         with os.scandir(folder) as entries:
             found = {entry.name: entry for entry in entries}

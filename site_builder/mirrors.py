@@ -20,7 +20,7 @@ from .page_views import (
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 PART_SCHEMA_KIND = "index-part"
-# What documents refer to rather than copy (at 100,000 runs a copy per run was most of the site),
+# What documents refer to rather than copy (on a large site a copy per run would be most of it),
 # and how a reader gets it: published in the API index (ApiIndex.references).
 REFERENCES = {
     "run.details.protocol": "the run's BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is "
@@ -79,8 +79,8 @@ _BY_MIRROR = attrgetter("mirror")
 
 def part_json(as_of: date, kind: str, number: int, parts: int, entries: list[Entry]) -> str:
     """An index part as ``to_json(ApiIndexPartDocument(...).model_dump(mode="json"))`` writes it, byte
-    for byte (keys sorted, no whitespace), without a model per entry: at 100,000 runs the models
-    were most of the API index's cost. ``test_mirror_index`` holds the two to the same bytes."""
+    for byte (keys sorted, no whitespace), without a model per entry, because there is one entry
+    per page of the site. ``test_mirror_index`` holds the two to the same bytes."""
     kind_json = _JSON_STRING(kind)
     documents = ",".join([f'{{"html":{_JSON_STRING(e.html)},"kind":{kind_json},"mirror":{_JSON_STRING(e.mirror)},'
                           f'"title":{_JSON_STRING(e.title)}}}' for e in entries])
@@ -92,7 +92,8 @@ class MirrorIndex:
     """Collects one entry per mirror as pages are written, then renders the API index.
 
     ``api/v1/index.json`` names each kind and the parts that list its documents, never the
-    documents themselves: a site of 100,000 runs would make a list of every mirror a 40 MB file.
+    documents themselves: on a large site a list of every mirror would be tens of megabytes,
+    fetched whole by a reader who wants one kind.
     Each part lists at most ``PART_SIZE`` documents of one kind, in mirror-path order.
 
     The parts are rendered once every document is known (``discover_outputs`` yields them after

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 # 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
-# of embedding them (site weight at 100,000 runs).
+# of embedding them (``SharedDocument`` says why).
 MIRROR_VERSION = "2.0.0"
 
 
@@ -120,7 +120,7 @@ class FloorView(View):
 
 class SharedDocument(View):
     """A document many runs share (their protocol, environment, workload), referred to rather than
-    copied into each run's page and mirror: at 100,000 runs a copy per run was most of the site.
+    copied into each run's page and mirror: on a large site a copy per run would be most of it.
     ``mirror`` is its JSON mirror (the protocol's and environment's hold the canonical ``manifest``);
     ``digest`` is that manifest's, the one the run's own manifest names."""
 

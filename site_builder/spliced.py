@@ -20,8 +20,8 @@ from typing import Any
 from markupsafe import Markup
 
 MARK = "\x00"
-# Rows kept, with their pieces, before all are dropped at once: room for every ledger row of a site
-# of 100,000 runs (some 70,000; a row reads the same in every view, so each is kept once).
+# Rows kept, with their pieces, before all are dropped at once: room for every ledger row of the
+# largest site the builder is sized for (a row reads the same in every view, so each is kept once).
 ROW_LIMIT = 100_000
 
 

@@ -2,7 +2,7 @@
 
 Per implementation: the p20-p80 band, the median line with a dot per measurement, and a dashed
 rule at each detected step; releases are named below the axis where they change. Thousands of
-groups have a timeline at the bundled data's size, too many for vl-convert's ~40 ms a chart; the
+groups have a timeline at the bundled data's size, too many to draw through vl-convert; the
 Vega-Lite spec beside it makes the same chart interactive when JavaScript is on.
 """
 

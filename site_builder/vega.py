@@ -2,12 +2,12 @@
 
 ``chart_svg.ChartDrawer`` is the build's side. The process is spawned, not forked: vl-convert runs
 threads, and the build forks its page renderers later, which must not inherit any. It imports
-nothing of the builder but this module (not the view models), so it starts in a fraction of a
-second; it asks Altair which Vega-Lite release its specs are for (``vega_lite_version``), so that
-the build itself imports Altair only when a page has a chart.
+nothing of the builder but this module (not the view models), so it starts quickly; it asks Altair
+which Vega-Lite release its specs are for (``vega_lite_version``), so that the build itself imports
+Altair only when a page has a chart.
 
 It first sends the bundle (made once per vl-convert release and kept in the build's cache folder:
-bundling Vega's sources costs ~3 s of CPU, which every build would otherwise pay), then draws the
+bundling Vega's sources is slow, and every build would otherwise pay for it), then draws the
 specs it is sent, in the order sent, while the build goes on (a thread takes them off the pipe as
 they come, so the build never waits to send one); once told there are no more (``None``) it sends
 back every drawing, key -> SVG, and ends. A failure is sent back in place of the answer, for the
@@ -48,7 +48,7 @@ def serve(connection: Connection, cache_dir: Path | None) -> None:
                 return
             for key, text in specs:
                 # A key is its spec's hash, so a key drawn already is not drawn again, however often
-                # a build sends it (a chart costs tens of milliseconds).
+                # a build sends it (drawing is the costly part).
                 if key not in drawings:
                     # vl-convert escapes every text it draws, so data (implementation names) cannot inject markup.
                     drawings[key] = vl_convert.vegalite_to_svg(json.loads(text), vl_version=vl_version)

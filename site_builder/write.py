@@ -1,9 +1,9 @@
 """write: outputs go straight into a staging folder; the site changes only when the build succeeded.
 
-Nothing is held in memory but each file's record (path, hash, size, time): at 100,000 runs the
-site is ~330,000 files and several GB, so they are written as they are made, by whichever
-process made them. ``Staging`` is the part a forked render worker uses; ``Outputs`` is the
-build's ledger on top of it.
+Nothing is held in memory but each file's record (path, hash, size, time): a large site is hundreds
+of thousands of files and gigabytes of them, so they are written as they are made, by whichever
+process made them. ``Staging`` is the part a forked render worker uses; ``Outputs`` is the build's
+ledger on top of it.
 
 ``Outputs`` refuses a second file on a path (two slugs that collide must fail the build, not
 overwrite each other silently) and any path that would land outside the output folder.
@@ -14,10 +14,10 @@ half-written site, in one of two ways:
   previous site goes away in the same step). A file whose bytes the previous site already holds
   is hard-linked from it rather than written again; a hard link is a second name for the same
   bytes, so the old site going away does not take them with it.
-- an *in-place* rebuild, when the site on disk is exactly what its manifest lists, stages only
-  the files whose bytes changed; the commit renames each into place and removes the files the
-  build no longer makes. A rebuild after one changed run thus touches a few thousand files rather
-  than relinking 330,000. Each file is replaced atomically, and until the commit returns every
+- an *in-place* rebuild, when the site on disk is exactly what its manifest lists, stages only the
+  files whose bytes changed; the commit renames each into place and removes the files the build no
+  longer makes. A rebuild after one changed run thus touches the few files it changed rather than
+  relinking the whole site. Each file is replaced atomically, and until the commit returns every
   replaced or removed file is kept aside, so a commit that fails half-way puts them all back.
 
 Nothing outside the output folder is touched but the staging folder and the aside folder beside it.
@@ -46,7 +46,7 @@ def check_output_path(path: str) -> str:
     """A relative POSIX path that stays inside the output folder; slugs are validated, this is the guard.
 
     Written as string tests rather than ``posixpath.normpath`` because it runs for every file of
-    every build (330,000 at 100k runs); it accepts exactly the paths normpath leaves unchanged."""
+    every build; it accepts exactly the paths normpath leaves unchanged."""
     if not path or path[0] == "/" or "\\" in path or "\x00" in path:
         raise OutputError(f"output path {path!r} is not a relative POSIX path")
     bounded = f"/{path}/"
@@ -159,8 +159,8 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 
 
 def _write_file(name: str, content: bytes) -> None:
-    """``Path(name).write_bytes(content)`` in plain system calls: it runs for every file of a build
-    (330,000 at 100k runs), and the Path object and buffered file object cost ~10 us of CPU each time."""
+    """``Path(name).write_bytes(content)`` in plain system calls: it runs for every file of a build,
+    and a Path object and a buffered file object each time are overhead the write does not need."""
     descriptor = os.open(name, _CREATE, 0o666)
     try:
         view = memoryview(content)
@@ -175,8 +175,8 @@ class Outputs:
 
     Its ledger of records starts as a copy of the previous site's intact files (a copy of a dict is
     made in C at memory speed) and loses those no output claimed when it is read (``records``,
-    ``commit``): a rebuild at 100,000 runs keeps 327,000 files as they were and claims a few
-    thousand, so the kept ones cost a set of their paths, to find a path claimed twice, rather than
+    ``commit``): a rebuild keeps nearly every file as it was and claims those it built again, so
+    the kept ones cost a set of their paths, to find a path claimed twice, rather than
     a lookup and an insertion each. Which paths are claimed is the set of those kept
     (``claim_kept``) and the files claimed one by one (``claim``), whose records are also what the
     ledger knows may differ from the previous site's (``manifest.ClaimedFiles``)."""
@@ -220,8 +220,8 @@ class Outputs:
         (the second write already replaced the first one's bytes, but the build is then discarded).
 
         ``by`` names what made the file, in its ``str`` (made only for that error): a page passes
-        its record, which the build keeps anyway, rather than a text per file (two for each of
-        164,000 pages at 100k runs, tens of MB kept until the build ends)."""
+        its record, which the build keeps anyway, rather than a text per file (two for each page,
+        all kept until the build ends)."""
         path = record.path
         self._check_unclaimed(path, by)
         self._records[path] = self._claimed[path] = record
@@ -238,10 +238,10 @@ class Outputs:
         where it is; a linked one was checked before the link was made).
 
         Their records are the previous site's, already in the ledger: the paths are only gathered
-        in a set (327,000 at 100k runs), all at once where none is claimed twice and each is an
-        intact file (known without a lookup where ``keep_pages`` kept these very pages: a lookup
-        of a path the previous manifest holds as another string object compares their text, and
-        was 0.15 s of CPU at 100k runs); a page is looked up as a path's claimant only for an error."""
+        in a set, all at once where none is claimed twice and each is an intact file (known
+        without a lookup where ``keep_pages`` kept these very pages: a lookup of a path the
+        previous manifest holds as another string object compares their text, for every kept
+        file); a page is looked up as a path's claimant only for an error."""
         kept = set(chain.from_iterable(map(_FILES, pages)))
         if (len(kept) == 2 * len(pages) and self._kept_paths.isdisjoint(kept) and self._claimed.keys().isdisjoint(kept)
                 and (self.staging.took(pages) or kept <= self._intact.keys())):
@@ -320,8 +320,9 @@ class Outputs:
     def commit(self) -> None:
         """Make the target the site just built; on failure the previous site stays as it was.
 
-        What is taken away (the replaced site after a swap: 330,000 files at 100k runs, seconds of
-        unlinking) is deleted by a thread while the build finishes; leaving the ``with`` block waits for it."""
+        What is taken away (the replaced site after a swap: every file of it, long to unlink on a
+        large site) is deleted by a thread while the build finishes; leaving the ``with`` block
+        waits for it."""
         try:
             if self.staging.in_place:
                 retired = _update_in_place(self.staging, self._settled(), self.target)

@@ -33,7 +33,7 @@ def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSi
     challenge lists) and of what many kernels' runs refer to (hardware, environments, protocols,
     sources, their lists, GPUs and models) are signed by what they show of those groups
     (``page_signatures.RowSignatures``). Without, every page is a task of its own, unsigned."""
-    with paused_gc(keep=True):  # 160,000 tasks at 100,000 runs in a build from scratch, kept until the pages are rendered
+    with paused_gc(keep=True):  # a task per page in a build from scratch, kept until the pages are rendered
         return _page_tasks(board, methodology_markdown, signatures)
 
 

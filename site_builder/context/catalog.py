@@ -29,7 +29,7 @@ class CatalogIndex:
     render workers, after they fork, rather than while the pages are planned (one core working,
     the other waiting), and a rebuild that builds no implementation page does not gather that one.
     A page that shows how many runs refer to something counts them (``run_count``): a count per
-    name, made in one pass in C, where a list of every run per name took a pass in Python."""
+    name, made in one pass in C, where a list of every run per name would take a pass in Python."""
 
     def __init__(self, factory: ViewFactory):
         self.factory = factory
@@ -74,8 +74,8 @@ class CatalogIndex:
     @property
     def source_operations(self) -> Counter[tuple[str, str]]:
         """(source, operation) -> how many runs of the kernel the source published natively: counted
-        by derive, in its pass over the runs (read again here, from 100,000 run files, it cost the
-        signing of a rebuild 0.2 s)."""
+        by derive, in its pass over the runs, rather than by a second pass over every run file
+        here, which a rebuild's signing would wait for."""
         return self.factory.board.source_operations
 
     def cohorts(self, kind: str, name: str) -> list[Cohort]:
@@ -105,8 +105,8 @@ def _by(items: Iterable[T], key: Callable[[T], str | None]) -> dict[str, list[T]
 
 
 def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:
-    # Unchecked: every field is a view or fact already checked, and a site of 100,000 runs has
-    # some 80,000 of these rows on its implementation pages.
+    # Unchecked: every field is a view or fact already checked, and the implementation pages have
+    # a row for most runs, each of which would be validated again for nothing.
     cohort = factory.board.cohorts[run.cohort]
     return unchecked(EvidenceRow, operation=factory.operation_link(run.operation),
                      workload=factory.workload_link(run.workload), cohort=factory.cohort_link(cohort),

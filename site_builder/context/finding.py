@@ -277,7 +277,7 @@ def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Seq
           by_gpu: dict[str, list[LedgerEntry]], reads: FieldReads, limit: int | None = None) -> Sequence[LedgerEntry]:
     """What a filter keeps of ``entries`` (a list of the ledger), in order; the first ``limit`` if
     given. A GPU's entries are read from ``by_gpu``, the same list split by GPU in one pass: a pass
-    per GPU over every entry was most of the time spent planning the ledger; another filter's field
+    per GPU over every entry would be most of planning the ledger; another filter's field
     from ``reads``, read once for every filter of it."""
     if facet == "gpu":
         kept: Sequence[LedgerEntry] = by_gpu.get(value or "", [])
@@ -293,8 +293,8 @@ def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Seq
 @dataclass(frozen=True, slots=True)
 class RecordsPlan:
     """One ledger page: a view of a filter, and the entries on it. The filter links and the pager
-    are the same on every page of a view and filter, and made once for all of them (the history
-    of every record runs to hundreds of pages at 100,000 runs, each listing all the others)."""
+    are the same on every page of a view and filter, and made once for all of them (on a large
+    site the history of every record runs to hundreds of pages, each listing all the others)."""
 
     view: str
     chosen: FilterLink
@@ -333,8 +333,7 @@ def by_newest_row(plans: list[RecordsPlan]) -> list[RecordsPlan]:
     order). A record is on a page of every view and filter that keeps it, spread over the plan's
     order (by filter, then page); in this order those pages come close together, so that the render
     worker that takes them (``render_pool`` hands out consecutive tasks) makes the record's row,
-    its JSON and its HTML once, where each worker made most rows (at 100,000 runs, 1.3 s less CPU
-    over the ledger's 1,300 pages)."""
+    its JSON and its HTML once, where in plan order each worker would make most rows again."""
     return sorted(plans, key=lambda plan: -plan.entries[0].set_at.timestamp() if plan.entries else -math.inf)
 
 
@@ -352,9 +351,9 @@ class _LedgerReads:
     reads of the group) and which of the group's records it is. A current record is its group's
     one: the digest alone says it. A record of the history (or a break) is its event's place in
     the group's history, which the group's runs decide, as they decide the rest of the row. The
-    filter and pager of a view and filter, on each of its pages (hundreds at 100,000 runs), are
-    written out once, by the pager's id. Rows are read in C (``map``): the ledger's pages show
-    half a million at 100,000 runs."""
+    filter and pager of a view and filter, on each of its pages, are written out once, by the
+    pager's id. Rows are read in C (``map``): the ledger's pages together show every record many
+    times over."""
 
     def __init__(self, signer: RowSignatures):
         self._signer = signer
@@ -469,7 +468,7 @@ def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
     coverage = []
     for family, names in context.families.items():
         family_cohorts = [c for name in names for c in by_operation.get(name, ())]
-        # Read in C (map, attrgetter): a family's groups on a GPU are thousands at 100,000 runs.
+        # Read in C (map, attrgetter): a family's groups on a GPU run to thousands on a large site.
         implementations = list(map(_RUN_IMPLEMENTATION, chain.from_iterable(map(_ROWS, family_cohorts))))
         coverage.append(FamilyCoverage(
             family=family, operations=len(names),

@@ -5,7 +5,7 @@ site's pages.
 A rebuild keeps every page of a kernel whose runs did not change without planning any of them
 (``KernelPages`` is a task signed by its kernel: ``page_signatures``); it plans the pages of the
 kernels that changed, one task per page (``KernelPages.tasks``), for the render workers to share.
-At 100,000 runs a rebuild after one changed run thus plans a thousand pages, not 160,000.
+A rebuild after one changed run thus plans the pages of one kernel, not of the whole site.
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ class _Challenges:
     """Each kind's challenges, newest first, sorted when first asked for (signing a full list's
     page, building one or the overview). Planning needs only how many there are, which says how
     many pages: a rebuild thus sorts them after ``render_pool`` forked its second process, while
-    both sign, rather than before, while the other core waits (60 ms at 100,000 runs)."""
+    both sign, rather than before, while the other core waits."""
 
     def __init__(self, challenges: list[CohortChallenge]):
         self._challenges = challenges
@@ -189,7 +189,7 @@ class _Challenges:
 def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[Callable[[], list[ChallengesPage]]]:
     """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
     each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
-    the site (a site of 100,000 runs has tens of thousands of stale records). One task a page, so
+    the site (a large site has tens of thousands of stale records). One task a page, so
     the workers share the pages; each kind's list is sorted once per process, when first read
     (``_Challenges``). With ``signer``, the full lists are signed by what they show
     (``page_signatures``); the overview, whose coverage table counts every group, is built every time."""

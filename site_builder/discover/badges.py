@@ -28,7 +28,7 @@ PADDING = 6  # px on each side of a text
 COLOURS = {"record": "#1a7f37", "ranked": "#0b5cad", "none": "#6e7781"}
 
 
-@lru_cache(maxsize=256)  # a build draws a badge per implementation (1,000 at 100k runs) from a few texts
+@lru_cache(maxsize=256)  # a build draws a badge per implementation, from a few distinct texts
 def text_width(text: str) -> float:
     total = 0.0
     for char in text:

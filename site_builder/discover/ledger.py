@@ -3,8 +3,8 @@ history across every kernel, newest first, and the filters that cut it (GPU, evi
 
 Pure functions of groups and their record histories: one pass to collect, one sort (O(n log n)).
 Groups and entries are named tuples, and the sorts and filters run on ``operator`` getters: made,
-sorted and filtered by the ten thousand, a dataclass instance or a Python key per entry was most
-of their cost.
+sorted and filtered by the ten thousand, a dataclass instance or a Python key per entry would be
+most of their cost.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def current_records(groups: Iterable[LedgerGroup]) -> list[LedgerEntry]:
     for group in groups:
         last = group.history[-1] if group.history else None
         # Positional, in LedgerEntry's order (group, run, previous, improvement, set_at, current,
-        # position): keywords cost more on 55,000 groups.
+        # position): keywords cost more, once per ranked group.
         entries.append(LedgerEntry(group, group.holder, last.previous if last else None, last.improvement if last else None,
                                    last.run.observed_at if last else group.holder.observed_at, True,
                                    len(group.history) - 1))
@@ -89,10 +89,10 @@ def newest_first(items: Sequence[T], when: Callable[[T], datetime], then: Callab
     C), then each run of equal times among the first ``count`` (and those tied with the last of
     them) by ``then`` (comparing ``then``'s keys, run digests and group keys scattered over memory,
     cost more than the rest of the sort). Each item's time is read once, for the sort and the ties
-    both: read twice, from item to run to time scattered over memory, it was a quarter of the
-    challenge lists' sorts. Aware datetimes sort as their timestamps do (both order instants, and
-    a float's step near today is under a microsecond); naive ones, which ``timestamp()`` reads in
-    local time, are sorted by that key itself."""
+    both, because each read goes from item to run to time scattered over memory. Aware datetimes
+    sort as their timestamps do (both order instants, and a float's step near today is under a
+    microsecond); naive ones, which ``timestamp()`` reads in local time, are sorted by that key
+    itself."""
     times = list(map(when, items))
     try:  # stable: equal times keep the order of ``items``, as sorting ``items`` by time would
         order = sorted(range(len(times)), key=times.__getitem__, reverse=True)
@@ -146,7 +146,7 @@ def split_by_gpu(entries: Iterable[LedgerEntry]) -> dict[str, list[LedgerEntry]]
 @dataclass(frozen=True)
 class FieldIn:
     """A predicate keeping the entries whose ``field`` is one of ``values``; ``kept`` filters a whole
-    list in C (a Python call per entry, for each filter, was most of planning the ledger's pages)."""
+    list in C (a Python call per entry, for each filter, would be most of planning the ledger's pages)."""
 
     field: Callable[[LedgerEntry], str]
     values: frozenset[str]

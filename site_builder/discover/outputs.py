@@ -4,11 +4,11 @@ pages are built, registers the JSON documents in the API index and yields the AP
 (``MirrorIndex.parts``: the pages' first, the search index's once its documents are registered;
 ``MirrorIndex.document`` renders the index that names them).
 
-The search index is the largest of them (about half of their CPU at 100,000 runs) and needs only
+The search index is the largest of them and the most work to make, and needs only
 the leaderboard: a forked copy of the build makes its text while this process makes the others
 and the API index parts of the pages, so the two halves share the machine's cores instead of
 taking turns on one. (The run directory stays here: made in the copy too, where every write to
-the build's objects copies a page of memory, it made the copy the half that is waited for.)
+the build's objects copies a page of memory, it would make the copy the half that is waited for.)
 """
 
 from __future__ import annotations
@@ -77,8 +77,9 @@ def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last.
 
     Each run is one string, its digits, "\\0" and its name: strings sort as (digits, name) pairs
-    do ("\\0" sorts before any digit, so shorter digits first), in half the time of the pairs at
-    100,000 runs, and a shard's dict, made in that order, keeps the last name of equal digits."""
+    do ("\\0" sorts before any digit, so shorter digits first), and a string compares more
+    cheaply than a pair, which compares element by element; a shard's dict, made in that order,
+    keeps the last name of equal digits."""
     shards: dict[str, list[str]] = {}
     for name, run in board.runs.items():
         hex12 = run.digest.removeprefix("sha256:")[:12]

@@ -43,7 +43,7 @@ def page_url(base_url: str, path: str) -> str:
 def sitemaps(base_url: str, pages: Iterable[str], as_of: date) -> dict[str, str]:
     """Output path -> XML: sitemap.xml alone, or sitemap.xml as an index of sitemaps/sitemap-N.xml."""
     folder = "/" + INDEX_HTML
-    root = base_url + "/"  # page_url, inlined: a call per page is most of the work at 100,000 runs
+    root = base_url + "/"  # page_url, inlined: a call per page would be most of the work
     locations = sorted({root + (page[:-len(INDEX_HTML)] if page.endswith(folder) or page == INDEX_HTML else page)
                         for page in pages})
     chunks = [locations[i:i + SITEMAP_LIMIT] for i in range(0, len(locations), SITEMAP_LIMIT)] or [[]]

@@ -85,7 +85,7 @@ class Discovery:
         return [self._ledger_group(c) for c in self.ranked_cohorts]
 
     def _ledger_group(self, cohort: Cohort) -> LedgerGroup:
-        # Positional (key, gpu, holder, history): keywords cost more on 55,000 groups.
+        # Positional (key, gpu, holder, history): keywords cost more, once per ranked group.
         return LedgerGroup(cohort.key, self.gpu_of_environment[cohort.environment].slug, cohort.rows[0].run,
                            tuple(cohort.history))
 

@@ -5,8 +5,8 @@ libraries that draw and serialise, the as-of date and the base URL. When the fin
 of them equals the one recorded for the site already on disk (and the site is unmodified, which
 ``site_manifest`` checks), a rebuild could only write the same bytes again, so it is skipped.
 
-Hashing every data file is cheaper than it sounds (about 1.5 s for 100,000 files on one core)
-and, unlike modification times, it does not rebuild after a checkout that changed no byte. With
+Hashing every data file costs less than it sounds, even for a large repository, and, unlike
+modification times, it does not rebuild after a checkout that changed no byte. With
 ``cache``, a data file whose ``lstat`` is unchanged since it was last hashed is not read again
 (``stat_index``, whose rules say why that is safe); the load that follows finds the same hashes.
 """

@@ -111,8 +111,8 @@ class PageSignatures:
         board = self._board
         superseded_by = {run.supersedes: run.name for run in board.runs.values() if run.supersedes}
         # Read in the order the files were loaded, near each other in memory, rather than in the
-        # board's order, scattered (a tenth less time at 100,000 runs): each of the board's runs is
-        # a file's, and a file without a run is never asked for.
+        # board's order, scattered across it: each of the board's runs is a file's, and a file
+        # without a run is never asked for.
         files = board.catalog.of(RUN_KIND)
         keys = list(map(_CONTENT_KEY, files.values()))
         if None in keys:  # loaded without the bulk loader
@@ -137,7 +137,7 @@ class PageSignatures:
 
     def rows(self) -> RowSignatures:
         """What signs the pages of rows from many groups, for one planning of the pages: it keeps
-        a digest per group (some 55,000 at 100,000 runs) until it is dropped."""
+        a digest per group (tens of thousands on a large site) until it is dropped."""
         return RowSignatures(self, self._board)
 
 
@@ -150,8 +150,8 @@ class RowSignatures:
     page back (the GPUs' pages and the ledger's, which show every ranked group), and this process,
     from the first on (the hardware pages, which show them all too). So each digest goes into
     memory both share (``SharedDigests``, made here, before the fork): a group hashed by one is
-    read by the other. At 100,000 runs the worker has hashed most groups by the time this process,
-    having first taken the kept kernels' pages, starts signing (0.2 to 0.4 s of its CPU spared)."""
+    read by the other: on a large site the worker has hashed most groups by the time this process,
+    having first taken the kept kernels' pages, starts signing, so this process hashes few again."""
 
     def __init__(self, pages: PageSignatures, board: Leaderboard):
         self._pages, self._board = pages, board
@@ -161,12 +161,12 @@ class RowSignatures:
 
     def groups(self, keys: Sequence[str]) -> Iterator[bytes]:
         """The digest of each group of ``keys``, in order (``group``): each group is hashed once, and
-        looked up in C (a page shows 200 rows, the ledger's pages half a million at 100,000 runs)."""
+        looked up in C, because the ledger's pages together ask for every group many times over."""
         found = self._groups
         missing = set(keys).difference(found)
         if missing:
             # In the board's order: groups, and their runs, are read near each other in memory, not
-            # scattered as in a set's order (at 100,000 runs, hashing every group took 0.33 s, not 0.18).
+            # scattered as in a set's order.
             missing = self._shared.in_board_order(missing)
             found.update(self._shared.written(missing))  # hashed by another process
             hashed = list(filterfalse(found.__contains__, missing))
@@ -178,7 +178,7 @@ class RowSignatures:
     def group(self, cohort: Cohort) -> bytes:
         """What a row of the group ``cohort`` reads beyond the global part, hashed: its key and label,
         its kernel's headline workload, and each of its runs' file and superseding run (read in C,
-        ``map``: the groups are some 55,000 at 100,000 runs)."""
+        ``map``, because it runs once per group and a large site has tens of thousands)."""
         digest = hashlib.sha256(f"{cohort.key}\0{cohort.label}\0{self._headline(cohort.operation)}".encode())
         digest.update(b"".join(map(self._pages.run_parts.__getitem__, sorted(map(_NAME, cohort.runs)))))
         return digest.digest()
@@ -227,8 +227,8 @@ class SharedDigests:
         return sorted(keys, key=self._numbers.__getitem__)
 
     def written(self, keys: list[str]) -> Iterator[tuple[str, bytes]]:
-        """Each of ``keys`` whose digest is written, with its digest; read in C (``map``): a
-        process asks for every group, some 55,000 at 100,000 runs."""
+        """Each of ``keys`` whose digest is written, with its digest; read in C (``map``), because a
+        process asks for every group at once."""
         starts = list(map(self._numbers.__getitem__, keys))
         done = list(map(self._memory.__getitem__, starts))  # each slot's first byte
         starts = list(compress(starts, done))

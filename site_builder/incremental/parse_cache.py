@@ -1,8 +1,8 @@
 """The parse cache: a file's validated model, found by the hash of its path and bytes.
 
-Parsing YAML and validating it costs about half a millisecond per file; turning a model's JSON back
-into the model costs a tenth of that. So a file whose bytes have not changed since the last load
-is not parsed again. What is stored, and why it is safe:
+Parsing YAML and validating it costs far more than turning a model's stored JSON back into the
+model. So a file whose bytes have not changed since the last load is not parsed again. What is
+stored, and why it is safe:
 
 - The key is sha256 of the file's path relative to the data folder and the sha256 of its bytes.
   The path is part of it because a file's checks depend on where it sits (its kind's folder, its
@@ -19,14 +19,15 @@ is not parsed again. What is stored, and why it is safe:
   that fails it (a write cut short, a damaged disk) is ignored whole, its files are parsed again,
   and the next save rewrites the file without it. An entry that fails to validate is ignored and
   its file parsed again. A cache that cannot be read or written is simply not used. (A CRC per
-  block, not per entry: checked once when the file is read, so a lookup is one dict lookup; a CRC
-  checked at each of a 100,000-run load's 200,000 lookups cost it ~0.3 s.)
+  block, not per entry: checked once when the file is read, so a lookup is one dict lookup, where
+  a CRC per entry would be checked again at every one of a load's lookups, two per file.)
 
 Storage is one append-only file per data folder (``<parent of data>/.cache/kernelindex/``, or
 ``$KERNELINDEX_CACHE_DIR``): a header line, then blocks, each a line ``@ <crc32> <length>`` and
-``length`` bytes of entries, one line each: ``<key> <kind> <json>``. Reading 100,000 entries is
-one read of one file, not 100,000 opens. New entries are appended as a block; when most entries in
-the file are stale, it is rewritten with the live ones (write to a temporary file, then rename).
+``length`` bytes of entries, one line each: ``<key> <kind> <json>``. Reading every entry is one read
+of one file, not one open per entry, because a large repository has hundreds of thousands. New
+entries are appended as a block; when most entries in the file are stale, it is rewritten with the
+live ones (write to a temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class ParseCache:
     def __init__(self, file: Path):
         self.file = file
         # ASCII key -> the whole line b"<key> <kind> <json>" as read from the file (bytes keys, and
-        # lines kept whole: 200,000 entries are read in a third of the time).
+        # lines kept whole: reading the file then decodes and splits nothing per entry).
         self._stored: dict[bytes, bytes] = {}
         self._new: dict[bytes, bytes] = {}
         self._used: set[bytes] = set()
@@ -160,8 +161,8 @@ class ParseCache:
         return _digest(entry) if entry is not None else None
 
     def entries(self, keys: list[str]) -> list[tuple[bytes, bytes] | None]:
-        """``get`` for every key at once (the kind left as bytes): a warm load asks for 100,000, and
-        one ``get`` each cost a rebuild at that scale 0.17 s more than lookups made by ``map``."""
+        """``get`` for every key at once (the kind left as bytes): a warm load asks for one per data
+        file, and lookups made by ``map`` spare a Python call for each."""
         return [_parts(line) if line is not None else None for line in self._lines(keys)]
 
     def run_digests(self, keys: list[str]) -> list[str | None]:

@@ -1,7 +1,8 @@
 """The manifest of a built site: what it was built from, and every file's hash, size and time.
 
-It is saved in the cache folder (never in the site, where it would be served and would weigh
-tens of MB at 100,000 runs), one per output folder. The next build of that folder reads it to
+It is saved in the cache folder, one per output folder (never in the site, where it would be
+served, and on a large site would be one of its heaviest files). The next build of that folder
+reads it to
 
 - skip the build entirely when the inputs' fingerprint is unchanged and the site on disk still
   is exactly what the manifest lists (same files, sizes and modification times: someone may have
@@ -11,12 +12,12 @@ tens of MB at 100,000 runs), one per output folder. The next build of that folde
   mirror is unchanged is not rendered again when the renderer itself is unchanged (its HTML is a
   function of its view model, the templates and code).
 
-A rebuild changes a few thousand of the 500,000 records a site of 100,000 runs has, so a manifest
-is stored as a *base* (every record, in a file of its own) and the *changes* since (in the
-manifest file, with the header): a save after a rebuild writes only the changes, on top of the
-base the previous manifest was read from, until they grow past an eighth of the records and a
-new base is written. The listing digest is a sum of one hash per file, so it follows the changes
-too, without going over every file again.
+A rebuild changes a small share of a site's records, and a large site has hundreds of thousands, so
+a manifest is stored as a *base* (every record, in a file of its own) and the *changes* since (in
+the manifest file, with the header): a save after a rebuild writes only the changes, on top of the
+base the previous manifest was read from, until they grow past an eighth of the records and a new
+base is written. The listing digest is a sum of one hash per file, so it follows the changes too,
+without going over every file again.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ FORMAT = "kernelindex-site-manifest 5"  # 5: a base and the changes since
 
 class FileRecord(NamedTuple):
     """One output file as written: its path in the site, sha256 (hex), size and mtime in ns.
-    (A named tuple: a rebuild at 100k runs reads 330,000 of them back.)"""
+    (A named tuple, small and quick to make, because a rebuild reads one back per file of the site.)"""
 
     path: str
     sha256: str
@@ -136,7 +137,7 @@ class SiteManifest:
             base_body = _after_lines(base_content, 1)
             if base_content[:base_body] != f"{_BASE_LINE}\n".encode():
                 return None
-            with paused_gc(keep=True):  # 500,000 records at 100k runs, kept for the whole build
+            with paused_gc(keep=True):  # a record per file and page, kept for the whole build
                 file_rows, page_rows = _read_frames(memoryview(base_content)[base_body:], 2)
                 changed_files, removed_files, changed_pages, removed_pages = _read_frames(memoryview(content)[body:], 4)
                 if (set(map(len, chain(file_rows, changed_files))) | {4} != {4}
@@ -203,7 +204,7 @@ class ClaimedFiles(dict):
     ``baseline`` (the previous site's): every value is the baseline's very record but those under
     the keys of ``claimed`` (the files claimed one by one, in the order claimed; its values are
     this dict's). ``write.Outputs`` keeps that true; ``differing`` then looks at ``claimed`` alone:
-    a rebuild at 100,000 runs claims a few thousand files and keeps 327,000 as they were."""
+    a rebuild claims the files of the pages it built again, and keeps all the others as they were."""
 
     __slots__ = ("baseline", "claimed")
 
@@ -211,7 +212,7 @@ class ClaimedFiles(dict):
         super().__init__(baseline)
         self.baseline = baseline
         # Over no previous site every file is claimed: the dict itself says so, with no second one
-        # of 330,000 records (tens of MB) at a cold build's peak of memory.
+        # holding a record per file at a cold build's peak of memory.
         self.claimed: dict[str, FileRecord] = {} if baseline else self
 
 
@@ -263,7 +264,7 @@ def _write_atomically(path: Path, lines: list[str], sections: Iterable[Iterable]
 
 
 # Records made from rows of the right length (``read`` checks them all at once) without a Python
-# call each, as ``_make`` is: 500,000 of them at 100k runs.
+# call each, as ``_make`` is: there is one per file and page of the site.
 _FILE_RECORD = partial(tuple.__new__, FileRecord)
 _PAGE_RECORD = partial(tuple.__new__, PageRecord)
 _FIRST = itemgetter(0)
@@ -271,7 +272,7 @@ _LISTED = itemgetter(0, 2, 3)  # a file record's path, size and mtime: what a li
 
 
 def _all_text(values: Iterable[object]) -> bool:
-    return set(map(type, values)) <= {str}  # rather than a test per value: 800,000 of them at 100k runs
+    return set(map(type, values)) <= {str}  # in C rather than a Python test per value: several per record
 
 
 def _after_lines(content: bytes, count: int) -> int:
@@ -290,8 +291,8 @@ _FRAME = struct.Struct("<II")  # a frame's length and the CRC-32 of its bytes; l
 
 def _write_frames(out, rows: Iterable, chunk: int = 5_000) -> None:
     """``rows`` (plain values only) as ``marshal`` frames of ``chunk`` rows, each with its length and
-    CRC, then an empty frame. A chunk at a time: at 100,000 runs the whole is ~90 MB, made at the
-    build's peak of memory."""
+    CRC, then an empty frame. A chunk at a time, because on a large site the whole would be a
+    second copy of the records, made at the build's peak of memory."""
     rows = iter(rows)
     while part := list(islice(rows, chunk)):
         frame = marshal.dumps(part)
@@ -330,7 +331,7 @@ class ManifestHeader:
 
 
 def read_header(path: Path) -> ManifestHeader | None:
-    """The first lines only: all a build with nothing to do needs (the whole manifest is tens of MB at scale)."""
+    """The first lines only: all a build with nothing to do needs (the whole manifest is large)."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as file:
             lines = [file.readline().rstrip("\n") for _ in range(5)]

@@ -1,8 +1,8 @@
 """The stat index: a data file's content hash, found by its ``lstat`` when the file is unchanged.
 
-Fingerprinting and loading both need the sha256 of every data file's bytes; reading 100,000
-files to get them costs more than everything else a no-op build does. So, as git's index does,
-each file's hash is kept with the stat data it had when it was hashed, and a file whose stat
+Fingerprinting and loading both need the sha256 of every data file's bytes; reading every file of a
+large repository to get them costs more than everything else a no-op build does. So, as git's index
+does, each file's hash is kept with the stat data it had when it was hashed, and a file whose stat
 data is the same is not read again. What is stored, and why it is safe:
 
 - The key is the file's path relative to the data folder; the value is (inode, size, mtime_ns,

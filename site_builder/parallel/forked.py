@@ -53,7 +53,7 @@ class InFork(Generic[T]):
 
     def close(self) -> None:
         """End the copy now unless it has answered: then it ends by itself, and nothing waits for
-        that (a copy of a whole build takes a tenth of a second to end)."""
+        that (a copy of a whole build takes a noticeable while to free its memory and end)."""
         if self._connection.closed:
             return
         self._connection.close()

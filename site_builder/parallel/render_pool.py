@@ -41,9 +41,9 @@ from ..incremental.site_manifest import FileRecord, PageRecord
 from ..render import Renderer, mirror_json
 from ..write import Staging
 
-# Tasks per message: large enough that sending results costs little (a fraction of a millisecond
-# a message), small enough to balance: the last tasks (record ledger and challenge pages) take tens
-# of milliseconds each at 100,000 runs, and a worker left with a long chunk of them idles the other.
+# Tasks per message: large enough that sending results costs little next to building them, small
+# enough to balance: the last tasks (record ledger and challenge pages) are the slowest to build on
+# a large site, and a worker left with a long chunk of them idles the other.
 # Chunks shrink towards the end for the same reason (``_chunks``).
 CHUNK = 32
 # Below this many tasks to build, forking costs more than it saves (a site too small to share its
@@ -51,15 +51,15 @@ CHUNK = 32
 PARALLEL_FROM = 500
 # A rebuild of a site of this many pages (about: the pages kept with their kernels and the tasks
 # left) signs its tasks, and builds the changed ones, in this process and one worker forked before
-# anything is signed (``_rebuild_shared``). At 100,000 runs, signing
-# takes more than a second, and a one-run rebuild builds about 500 to 1,200 tasks (a kernel's
-# pages, the ledger pages showing its groups, the GPU and model pages, up to 0.2 s each) while
-# 163,000 unchanged pages are taken: one core did it all, the other idle.
+# anything is signed (``_rebuild_shared``). On a large site signing every task is real work, and
+# even a one-run rebuild builds hundreds of tasks (a kernel's pages, the ledger pages showing its
+# groups, the GPU and model pages) besides taking every unchanged page: in one process, the other
+# core would idle through all of it.
 SHARE_FROM = 5_000
-# Tasks a signing process takes at a time: a lock each (microseconds), against at most one chunk's
-# wait where the two meet. Few: at 100,000 runs a GPU's page is ~8 ms to sign (its groups' digests)
-# and the first ledger pages signed more, so 64 at a time left one process waiting a tenth of a
-# second for the other's last chunk.
+# Tasks a signing process takes at a time: a lock each (cheap), against at most one chunk's wait
+# where the two meet. Few, because a GPU's page (its groups' digests) and the first ledger pages
+# take far longer to sign than most, and with larger chunks one process is left waiting for the
+# other's last one.
 SIGN_CHUNK = 8
 # From this many tasks to build, a rebuild's pages are built by a pool of workers (``_build``), and
 # none by this process, whose memory then grows no more than in a build from scratch.
@@ -70,7 +70,7 @@ KEPT_AT_ONCE = 500
 
 class RenderedPage(NamedTuple):
     """A page as written into the staging folder: what a worker sends back for it (a plain tuple,
-    cheap to send: a cold build at 100,000 runs sends 164,000)."""
+    cheap to send, because a cold build sends one per page of the site)."""
 
     kind: str
     title: str
@@ -90,7 +90,7 @@ class TaskPages(NamedTuple):
 class KeptPages(NamedTuple):
     """The pages of consecutive signed tasks, taken unbuilt from the previous site: their files are
     the previous site's, kept (``Staging.keep_pages``), and each record is its page's mirror entry.
-    One report for many tasks: a rebuild at 100,000 runs keeps 163,000 pages."""
+    One report for many tasks, because a rebuild keeps nearly every page of the site."""
 
     signatures: list[str]
     pages: list[list[PageRecord]]  # each task's, as the previous site lists them
@@ -141,9 +141,9 @@ def _build_pages(numbers: list[int]) -> list[list[RenderedPage]]:
 def _render_chunk_in_worker(numbers: list[int]) -> tuple[list[list[RenderedPage]], dict[str, str]]:
     """``_render_tasks`` in a render worker, whose survivors are then frozen. What outlives a chunk
     is the worker's caches (view models, row texts and fragments shared between pages), kept until
-    the worker ends; left to the collector, every full collection walks all of them again, and at
-    100,000 runs each worker ran 36 of them (14 s of CPU) to free about a thousand objects. The
-    young generations are collected first, so only what is still referred to is frozen."""
+    the worker ends; left to the collector, every full collection walks all of them again, over
+    and over as they grow, to free almost nothing. The young generations are collected first, so
+    only what is still referred to is frozen."""
     rendered = _render_tasks(numbers)
     gc.collect(1)
     gc.freeze()
@@ -387,8 +387,8 @@ def _render_here(number: int) -> list[RenderedPage]:
 
 def _chunks(numbers: list[int], workers: int) -> list[list[int]]:
     """``numbers`` in order, ``CHUNK`` at a time until the last few hundred, then in ever smaller
-    chunks: a worker that takes the last chunk of 32 record-ledger pages works ~0.7 s at 100,000
-    runs while the others have nothing left; with one page it is tens of milliseconds."""
+    chunks: a worker that takes a last full chunk of record-ledger pages, the slowest to build,
+    works long after the others have nothing left; with one page its wait is short."""
     chunks, start = [], 0
     while start < len(numbers):
         size = max(1, min(CHUNK, (len(numbers) - start) // (4 * workers)))

@@ -1,8 +1,8 @@
 """Many runs' digests at once: over forked processes when there are thousands to make.
 
-A run's digest hashes its canonical spec (``link``), which takes tens of microseconds to build and
-write. A cold load of 100,000 runs finds none in the digest cache and made them all in one process
-while the other cores idled, some 4 s at the end of the load. Forked workers inherit the runs, so
+A run's digest hashes its canonical spec (``link``), which is cheap for one run but not for every
+run of a large repository: a cold load finds none in the digest cache, and in one process the
+other cores would idle while it makes them all. Forked workers inherit the runs, so
 nothing but the digests (71 bytes each) travels; the specs they build are dropped, as a build that
 found the digests cached never builds them either (a run page builds its own when it needs it).
 """

@@ -102,8 +102,8 @@ def search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[str
     """(head, operation -> shard): what ``search.shards.split`` makes of the whole index, built
     directly. Each shard is ``search_shard`` of its operation's groups and the head's tables, so a
     caller that kept a shard may skip it when its kernel's groups and the head's tables are unchanged."""
-    # Some 300,000 lists at 100,000 runs and no cycles: a collection meanwhile would walk every
-    # object the build holds for nothing (see gc_pause.paused_gc).
+    # Several lists per group and no cycles: a collection meanwhile would walk every object the
+    # build holds for nothing (see gc_pause.paused_gc).
     with paused_gc():
         return _search_parts(board)
 
@@ -121,7 +121,7 @@ def _search_parts(board: Leaderboard) -> tuple[dict[str, Any], dict[str, dict[st
         else:
             group.append(cohort)
     ranked_rows = Counter({name: sum(map(len, map(_ROWS, cohorts))) for name, cohorts in by_operation.items()})
-    # Each table's values in one pass in C (55,000 groups at 100,000 runs).
+    # Each table's values in one pass in C, because it goes over every ranked group.
     workloads, metrics_seen, protocols = set(map(_WORKLOAD, ranked)), set(map(_METRIC, ranked)), set(map(_PROTOCOL, ranked))
     operations = sorted(catalog.operations, key=lambda name: (-ranked_rows[name], name))
     op_index = {name: i for i, name in enumerate(operations)}

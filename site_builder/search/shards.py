@@ -1,13 +1,12 @@
 """The search index, published in pieces: a head and one shard per operation.
 
-One document of every comparison group grows with the runs (310 KB at 10,000 runs, 3.5 MB at
-100,000). So the site publishes a *head* (``api/v1/search-index.json``: the vocabulary tables —
-families, operations, GPUs, implementations, labels … — and, per operation, how many groups its
-shard holds) and a *shard* per operation (``api/v1/search/<operation>.json``: that operation's
-workloads, lanes and groups). A query is parsed on the head alone; the browser then fetches the
-shards of the operations in scope (every shard when the query names no kernel, family or model)
-and searches their merge.
-
+One document of every comparison group grows with the runs, to megabytes on a large site, and a
+browser would fetch all of it for any query. So the site publishes a *head*
+(``api/v1/search-index.json``: the vocabulary tables — families, operations, GPUs, implementations,
+labels … — and, per operation, how many groups its shard holds) and a *shard* per operation
+(``api/v1/search/<operation>.json``: that operation's workloads, lanes and groups). A query is
+parsed on the head alone; the browser then fetches the shards of the operations in scope (every
+shard when the query names no kernel, family or model) and searches their merge.
 ``merge`` is the inverse of ``split``: merging every shard, in the head's operation order, gives
 back the whole index, position for position, so ``search.match`` answers on a merge exactly as it
 does on the whole index (only the groups' positions differ when fewer shards are merged).

@@ -1,10 +1,11 @@
 """A small, fixed-format YAML writer for generated data files.
 
-Generating 100,000 files through ruamel.yaml's emitter would take minutes; this writer only knows
-the shapes the generator produces (mappings, lists, strings, numbers, booleans) and writes them in
-one fixed style: block mappings, flow lists of scalars, and short flow mappings of scalars. Any
-string that a YAML reader could take for something else (a number, a date, a boolean, a comment)
-is double-quoted, JSON-style, which is also valid YAML.
+ruamel.yaml's general emitter would make generating a large repository, a file per run, a long
+wait before any scale measurement can start; this writer only knows the shapes the generator
+produces (mappings, lists, strings, numbers, booleans) and writes them in one fixed style: block
+mappings, flow lists of scalars, and short flow mappings of scalars. Any string that a YAML reader
+could take for something else (a number, a date, a boolean, a comment) is double-quoted,
+JSON-style, which is also valid YAML.
 """
 
 from __future__ import annotations
