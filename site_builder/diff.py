@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path

@@ -4,8 +4,8 @@ and a list page for each kind."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from functools import cached_property, partial
+from collections.abc import Callable, Iterable
+from functools import partial
 from operator import attrgetter
 from typing import TypeVar
 
