@@ -11,7 +11,7 @@ from schemas.shapes import tensor_bytes
 
 from .. import urls
 from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
-from ..derive.floors import times_above
+from ..derive.floors import headroom_v1_inputs, times_above
 from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.model import RunFacts
 from ..link import Entity
@@ -363,9 +363,8 @@ class ViewFactory:
         record = cohort.leader.value_ns if cohort.leader else None
         workload = self.workloads[cohort.workload]
         operation = workload.refs["operation"]
-        declared = operation.metadata.headroomV1Inputs
         names = list(workload.inputs) or [argument.name for argument in operation.spec.inputs if argument.tensor]
-        inputs = [name for name in names if declared is None or name in declared]
+        inputs = headroom_v1_inputs(names, operation.metadata.headroomV1Inputs)
         excluded = list(operation.metadata.floorExcludes or ())
         note = None
         if workload.kind == "WorkloadSuite":
@@ -385,7 +384,7 @@ class ViewFactory:
             headroom_v1=unchecked_page(
                 HeadroomV1,
                 ns=floor.headroom_v1_ns, bytes=floor.headroom_v1_bytes, inputs=inputs,
-                times_above=as_float(times_above(record, floor.headroom_v1_bytes / floor.bandwidth_gbps))
+                times_above=as_float(times_above(record, floor.headroom_v1_unrounded_ns))
                 if record and floor.headroom_v1_bytes else None),
             truthful=unchecked(
                 TruthfulFloor,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from schemas.digest import canonical_json, sha256_digest
 
 from ..link import Catalog, Entity
-from .comparison import comparison_key_of_quoted, correctness_digest, primary_metric, quote, quote_metric
+from .comparison import comparison_key, correctness_digest, primary_metric
 from .evidence import evidence_level, is_kernelindex_measurement
 from .floors import DatasheetMatch
 from .model import RunFacts
@@ -65,27 +65,6 @@ def _raw_evidence(spec) -> bool:
     return bool(evidence.rawSamplesNs) or any(a.kind in RAW_EVIDENCE_ARTIFACTS for a in evidence.artifacts or ())
 
 
-# primary_metric's metric for each statistic a timing may name: one string shared by every run
-# (100,000 runs each held its own copy of "latency:median:ns").
-LATENCY_METRICS = {statistic: primary_metric({"primaryStatistic": statistic, "latencyNs": {statistic: 0}}, None)[0]
-                   for statistic in ("median", "mean")}
-
-
-def _primary_metric(spec) -> tuple[str | None, float | None]:
-    """``primary_metric`` of the run's timing or measurements, read from the model's attributes:
-    ``model_dump`` per run cost more than the rest of a run's facts together at 100,000 runs."""
-    timing = spec.timing
-    if timing is not None:
-        # Validation holds a timing to a primary statistic it has (``Timing``), so primary_metric's
-        # fallback to the other one never applies: the statistic's metric and value, as it gives them.
-        statistic = timing.primaryStatistic
-        return LATENCY_METRICS[statistic], getattr(timing.latencyNs, statistic)
-    if spec.measurements:
-        return primary_metric(None, [{"metric": m.metric, "statistic": m.statistic, "unit": m.unit, "value": m.value}
-                                     for m in spec.measurements])
-    return None, None
-
-
 def run_facts(catalog: Catalog, implementations: dict[str, ImplementationFacts]) -> dict[str, RunFacts]:
     """Every run's facts, in name order, with its comparison key and evidence level."""
     return run_index(catalog, implementations).facts
@@ -108,9 +87,8 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
     """``run_facts``, grouped by comparison key as it goes.
 
     What a run's facts share with other runs is read once and kept: an implementation's part of the
-    facts, the JSON strings of a workload's, protocol's and environment's parts of the comparison
-    key, and a lane's (workload, protocol, environment, metric) key and group: 63,000 lanes at
-    100,000 runs."""
+    facts, a workload's policy digest, and a lane's (workload, protocol, environment, metric,
+    precision lane) key and group, since most runs share their lane with others."""
     # An implementation's name, language, whether it is a baseline, and an unverified run's evidence
     # level without and with raw evidence.
     by_implementation = {name: (facts.name, facts.language, facts.baseline, _unverified_levels(facts))
@@ -130,12 +108,7 @@ def run_index(catalog: Catalog, implementations: dict[str, ImplementationFacts])
         # A run's references are resolved by name (``link``): the names are the spec's own.
         workload_name, protocol_name, environment_name = spec.workload, spec.protocol, spec.environment
         implementation, language, baseline, levels = by_implementation[spec.implementation]
-        timing = spec.timing
-        if timing is not None:  # _primary_metric's first case, without a call: 96% of runs have a timing
-            statistic = timing.primaryStatistic
-            metric, value = LATENCY_METRICS[statistic], getattr(timing.latencyNs, statistic)
-        else:
-            metric, value = _primary_metric(spec)
+        metric, value = primary_metric(spec)
         declared = spec.precision
         precision = tuple(declared.reducedModes) if declared is not None else None
         precision_lane = parts.precision_lane(workload_name, precision, run.refs) if precision else ""
@@ -197,50 +170,26 @@ def _unverified_levels(implementation: ImplementationFacts) -> tuple[str, str]:
 
 
 class _KeyParts:
-    """The parts of comparison keys that lanes share, each read and written as a JSON string once:
-    a workload's operation and correctness policy, and each workload's, protocol's and environment's
-    digest (``comparison_key_of`` wrote six strings and a keyword call per lane: 3 us, 0.18 s)."""
+    """What the lanes of many runs share, each worked out once: the digest of a workload's
+    correctness policy, a workload's admitted precision modes, a protocol's harness."""
 
     def __init__(self) -> None:
-        # Workload name -> its operation's name, and the JSON strings of its policy's, operation's and own digest.
-        self._workloads: dict[str, tuple[str, str, str, str]] = {}
-        self._protocols: dict[str, str] = {}  # protocol name -> its digest's JSON string
-        self._environments: dict[str, str] = {}  # environment name -> its digest's JSON string
+        self._policies: dict[str, str] = {}  # workload name -> its correctness policy's digest
         self._harnesses: dict[str, str] = {}  # protocol name -> its harness's name
-        self._policies: dict[str, str] = {}  # a correctness policy's repr -> its digest's JSON string
         self._admitted: dict[str, tuple[str, ...]] = {}  # workload name -> reduced modes its policy admits
 
     def comparison_key(self, lane: tuple[str, str, str, str | None], refs: dict[str, Entity]) -> tuple[str, str]:
         """The comparison key of a run's lane (workload, protocol, environment, metric: the names
         its references ``refs`` were resolved by), and its operation's name."""
-        workload_name, protocol_name, environment_name, metric = lane
-        found = self._workloads.get(workload_name)
-        if found is None:
-            workload = refs["workload"]
-            operation = workload.refs["operation"]
-            found = self._workloads[workload_name] = (
-                operation.name, self._policy(workload.canonical_spec["correctness"]), quote(operation.digest),
-                quote(workload.digest))
-        operation_name, policy, operation, workload_digest = found
-        protocol = self._protocols.get(protocol_name)
-        if protocol is None:
-            protocol = self._protocols[protocol_name] = quote(refs["protocol"].digest)
-        environment = self._environments.get(environment_name)
-        if environment is None:
-            environment = self._environments[environment_name] = quote(refs["environment"].digest)
-        return comparison_key_of_quoted(
-            operation=operation, workload=workload_digest, protocol=protocol, environment=environment,
-            policy_digest=policy, metric=quote_metric(metric)), operation_name
-
-    def _policy(self, correctness: dict) -> str:
-        """The JSON string of a correctness policy's digest, worked out once per policy written
-        alike: 3,300 workloads, 4 policies at 100,000 runs. Alike as ``repr`` writes them: JSON
-        values with one ``repr`` are equal, in type too, so their canonical JSON is one."""
-        written = repr(correctness)
-        policy = self._policies.get(written)
-        if policy is None:
-            policy = self._policies[written] = quote(correctness_digest(correctness))
-        return policy
+        workload_name, _, _, metric = lane
+        workload = refs["workload"]
+        operation = workload.refs["operation"]
+        policy_digest = self._policies.get(workload_name)
+        if policy_digest is None:
+            policy_digest = self._policies[workload_name] = correctness_digest(workload.canonical_spec["correctness"])
+        return comparison_key(
+            operation=operation.digest, workload=workload.digest, protocol=refs["protocol"].digest,
+            environment=refs["environment"].digest, policy_digest=policy_digest, metric=metric), operation.name
 
     def precision_lane(self, workload_name: str, modes: tuple[str, ...], refs: dict[str, Entity]) -> str:
         """``precision_lane`` of a run declaring ``modes``, its workload's admitted modes read once."""

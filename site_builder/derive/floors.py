@@ -27,15 +27,15 @@ def total_bytes(tensors: Iterable[Mapping]) -> int:
     return int(sum(tensor_bytes(tensor) for tensor in tensors))
 
 
+def headroom_v1_inputs(names: Iterable[str], declared: Sequence[str] | None) -> list[str]:
+    """The inputs of ``names`` (in their order) that headroom-v1 counts: those the public KernelIndex
+    declared (``headroomV1Inputs``), or every one where it declared none."""
+    return [name for name in names if declared is None or name in declared]
+
+
 def headroom_v1_bytes(inputs: Mapping[str, Mapping], declared: Sequence[str] | None) -> int:
-    """Bytes of the inputs the public KernelIndex declared (all inputs when it declared them all)."""
-    names = list(inputs) if declared is None else [name for name in declared if name in inputs]
-    return total_bytes(inputs[name] for name in names)
-
-
-def headroom_v1_ns(inputs: Mapping[str, Mapping], declared: Sequence[str] | None, bandwidth_gbps: float) -> int:
-    """headroom-v1 as published: rounded to an integer number of nanoseconds."""
-    return round(headroom_v1_bytes(inputs, declared) / bandwidth_gbps)
+    """Bytes of the inputs headroom-v1 counts (``headroom_v1_inputs``)."""
+    return total_bytes(inputs[name] for name in headroom_v1_inputs(inputs, declared))
 
 
 def memory_floor_ns(byte_count: int, bandwidth_gbps: float) -> float:
@@ -54,7 +54,7 @@ class Floor:
     hardware: str  # the datasheet's name
     bandwidth_gbps: float
     headroom_v1_bytes: int
-    headroom_v1_ns: int  # rounded, exactly as the public site publishes it
+    headroom_v1_ns: int  # rounded, exactly as the public site publishes it (``headroom_v1_unrounded_ns``)
     bytes: int  # inputs and outputs once
     memory_ns: float
     flops: int | None = None
@@ -63,21 +63,17 @@ class Floor:
     arithmetic_ns: float | None = None
 
     @property
+    def headroom_v1_unrounded_ns(self) -> float:
+        """headroom-v1 before the public site's rounding: what "record N× above it" divides by."""
+        return memory_floor_ns(self.headroom_v1_bytes, self.bandwidth_gbps)
+
+    @property
     def truthful_ns(self) -> float:
         return max(self.memory_ns, self.arithmetic_ns or 0.0)
 
     @property
     def bound(self) -> str:
         return "arithmetic" if self.arithmetic_ns is not None and self.arithmetic_ns >= self.memory_ns else "memory"
-
-
-def workload_floor(*, hardware: str, bandwidth_gbps: float, inputs: Mapping[str, Mapping], outputs: Mapping[str, Mapping],
-                   headroom_inputs: Sequence[str] | None, flops: int | None = None, flops_dtype: str | None = None,
-                   peak_tflops: Mapping[str, float] | None = None) -> Floor:
-    """Both floors of a single-case workload. ``peak_tflops``: dense peak per operand class."""
-    return floor_of_bytes(hardware=hardware, bandwidth_gbps=bandwidth_gbps,
-                          byte_counts=workload_bytes(inputs, outputs, headroom_inputs),
-                          flops=flops, flops_dtype=flops_dtype, peak_tflops=peak_tflops)
 
 
 def workload_bytes(inputs: Mapping[str, Mapping], outputs: Mapping[str, Mapping], headroom_inputs: Sequence[str] | None,
@@ -92,12 +88,13 @@ def workload_bytes(inputs: Mapping[str, Mapping], outputs: Mapping[str, Mapping]
 
 def floor_of_bytes(*, hardware: str, bandwidth_gbps: float, byte_counts: tuple[int, int], flops: int | None = None,
                    flops_dtype: str | None = None, peak_tflops: Mapping[str, float] | None = None) -> Floor:
-    """``workload_floor`` given the workload's ``workload_bytes``."""
+    """Both floors of a single-case workload, given its ``workload_bytes``. ``peak_tflops``: dense
+    peak per operand class."""
     v1_bytes, all_bytes = byte_counts
     peak = (peak_tflops or {}).get(flops_dtype) if flops is not None and flops_dtype else None
     # Positional, in Floor's order (hardware, bandwidth, headroom-v1 bytes and ns, bytes, memory ns,
     # flops, their dtype, peak, arithmetic ns): 20,000 floors at 100,000 runs.
-    return Floor(hardware, bandwidth_gbps, v1_bytes, round(v1_bytes / bandwidth_gbps), all_bytes,
+    return Floor(hardware, bandwidth_gbps, v1_bytes, round(memory_floor_ns(v1_bytes, bandwidth_gbps)), all_bytes,
                  memory_floor_ns(all_bytes, bandwidth_gbps), flops, flops_dtype, peak,
                  arithmetic_floor_ns(flops, peak) if flops is not None and peak else None)
 
@@ -119,7 +116,7 @@ def suite_floor(case_floors: list[Floor], statistic: str) -> Floor | None:
     v1_bytes = round(combine([floor.headroom_v1_bytes for floor in case_floors]))
     arithmetic = [floor.arithmetic_ns for floor in case_floors]
     flops = [floor.flops for floor in case_floors]
-    return Floor(first.hardware, first.bandwidth_gbps, v1_bytes, round(v1_bytes / first.bandwidth_gbps),
+    return Floor(first.hardware, first.bandwidth_gbps, v1_bytes, round(memory_floor_ns(v1_bytes, first.bandwidth_gbps)),
                  round(combine([floor.bytes for floor in case_floors])),
                  combine([floor.memory_ns for floor in case_floors]),
                  round(combine(flops)) if None not in flops else None, first.flops_dtype, first.peak_tflops,

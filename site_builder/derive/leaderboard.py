@@ -401,12 +401,6 @@ def split_by_eligibility(runs: list[RunFacts], superseded: frozenset[str], floor
     eligible: list[RunFacts] = []
     unranked: list[RunFacts] = []
     for run in runs:
-        value = run.value
-        # A run with none of the reasons, told apart without a call or a tuple: most runs.
-        if (run.status == "passed" and not run.retracted and value is not None
-                and (floor_ns is None or not value < floor_ns) and run.name not in superseded):
-            eligible.append(run)
-            continue
         found = eligibility_reasons(run, superseded=run.name in superseded, floor_ns=floor_ns)
         if found:
             reasons[run.name] = found

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from .eligibility import eligibility_reasons
 from .model import RunFacts
 from .steps import Step, attribute, detect_steps, host_shift, level_change, moves_at
 
@@ -74,7 +75,9 @@ def timeline(cohort: str, runs: Iterable[RunFacts], facts: Mapping[str, PointFac
     """The group's timeline, or None when no implementation was measured twice."""
     series: dict[str, list[TimelinePoint]] = {}
     for run in runs:
-        if run.value is None or run.status != "passed" or run.retracted:
+        # Every measurement its source stands by (the eligibility rules less supersession and the
+        # floor): those two decide what may be ranked, not whether a measurement was made then.
+        if eligibility_reasons(run, superseded=False, floor_ns=None):
             continue
         series.setdefault(run.implementation, []).append(TimelinePoint(run, run.value, facts[run.name]))
     series = {name: _ordered(points) for name, points in sorted(series.items())}

@@ -114,7 +114,7 @@ def test_failed_run_is_recorded_not_dropped(tiny_data):
 
 def _cohorts(catalog):
     """(workload, protocol) -> {device index: comparison keys} for the harness's runs."""
-    from site_builder.derive.comparison import comparison_key, primary_metric
+    from site_builder.derive.comparison import comparison_key, correctness_digest, primary_metric
 
     groups = {}
     for run in catalog.runs.values():
@@ -123,8 +123,9 @@ def _cohorts(catalog):
             continue
         workload, protocol, environment = run.refs["workload"], run.refs["protocol"], run.refs["environment"]
         key = comparison_key(operation=workload.refs["operation"].digest, workload=workload.digest, protocol=protocol.digest,
-                             environment=environment.digest, correctness=workload.canonical_spec["correctness"],
-                             metric=primary_metric(run.canonical_spec.get("timing"), None)[0])
+                             environment=environment.digest,
+                             policy_digest=correctness_digest(workload.canonical_spec["correctness"]),
+                             metric=primary_metric(spec)[0])
         device = int(spec.sourceNative.metrics["device_index"])
         groups.setdefault((spec.workload, spec.protocol), {}).setdefault(device, set()).add(key)
     return groups

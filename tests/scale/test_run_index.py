@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from site_builder.derive.comparison import comparison_key, group_by_cohort
+from site_builder.derive.comparison import comparison_key, correctness_digest, group_by_cohort
 from site_builder.derive.eligibility import superseded_names
 from site_builder.derive.facts import implementation_facts, run_facts, run_index
 from site_builder.derive.leaderboard import derive_leaderboard
@@ -49,7 +49,8 @@ def test_run_index_groups_pairs_and_superseded_runs_are_their_definitions(catalo
         workload = refs["workload"]
         assert run.cohort == comparison_key(
             operation=workload.refs["operation"].digest, workload=workload.digest, protocol=refs["protocol"].digest,
-            environment=refs["environment"].digest, correctness=workload.canonical_spec["correctness"], metric=run.metric)
+            environment=refs["environment"].digest, policy_digest=correctness_digest(workload.canonical_spec["correctness"]),
+            metric=run.metric)
 
 
 def test_every_run_of_the_board_is_its_groups_run(catalog: Catalog) -> None:

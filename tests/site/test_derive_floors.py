@@ -3,8 +3,17 @@
 import pytest
 
 from site_builder.derive.floors import (
-    DatasheetMatch, arithmetic_floor_ns, headroom_v1_ns, match_datasheet, times_above, workload_floor,
+    DatasheetMatch, Floor, arithmetic_floor_ns, floor_of_bytes, headroom_v1_inputs, match_datasheet, times_above,
+    workload_bytes,
 )
+
+
+def workload_floor(*, hardware, bandwidth_gbps, inputs, outputs, headroom_inputs, flops=None, flops_dtype=None,
+                   peak_tflops=None) -> Floor:
+    """Both floors of a single-case workload, as the derive pass makes them (``_floors``)."""
+    return floor_of_bytes(hardware=hardware, bandwidth_gbps=bandwidth_gbps,
+                          byte_counts=workload_bytes(inputs, outputs, headroom_inputs),
+                          flops=flops, flops_dtype=flops_dtype, peak_tflops=peak_tflops)
 
 # Llama 4 RoPE, seq 2048, hidden 8192, q_heads 32, kv_heads 8, bf16 (head_dim 256).
 ROPE_INPUTS = {
@@ -21,21 +30,23 @@ NA_INPUTS.update({f"{p}_bias": {"shape": [512], "dtype": "fp32"} for p in ("q", 
 
 
 def test_headroom_v1_seed_000_llama4_rope_on_h100_sxm():
-    assert headroom_v1_ns(ROPE_INPUTS, ["q", "k"], 3350) == 12520  # 41,943,040 B / 3,350 GB/s: "12.5 µs"
     floor = workload_floor(hardware="h100-sxm", bandwidth_gbps=3350, inputs=ROPE_INPUTS, outputs=ROPE_OUTPUTS,
-                           headroom_inputs=["q", "k"])
+                           headroom_inputs=["k", "q"])
+    assert floor.headroom_v1_ns == 12520  # 41,943,040 B / 3,350 GB/s: "12.5 µs"
     assert floor.headroom_v1_bytes == 41_943_040
-    assert f"{times_above(81280, floor.headroom_v1_bytes / floor.bandwidth_gbps):.2f}" == "6.49"
+    assert headroom_v1_inputs(ROPE_INPUTS, ["k", "q"]) == ["q", "k"]  # in the kernel's order, freqs_cis left out
+    assert floor.headroom_v1_unrounded_ns == 41_943_040 / 3350  # "N× above it" divides by this, not by 12520
+    assert f"{times_above(81280, floor.headroom_v1_unrounded_ns):.2f}" == "6.49"
     # Truthful: q, k and freqs_cis in, q_out and k_out out.
     assert floor.bytes == 41_943_040 * 2 + 2_097_152
     assert floor.truthful_ns == pytest.approx(85_983_232 / 3350) and floor.bound == "memory"
 
 
 def test_headroom_v1_seed_004_neighborhood_attention_on_rtx_3090():
-    assert headroom_v1_ns(NA_INPUTS, None, 936) == 5050  # 4,726,784 B / 936 GB/s: "5.05 µs"
     floor = workload_floor(hardware="rtx-3090", bandwidth_gbps=936, inputs=NA_INPUTS,
                            outputs={"y": {"shape": [2, 128, 512], "dtype": "fp32"}}, headroom_inputs=None)
-    assert f"{times_above(155152, floor.headroom_v1_bytes / 936):.2f}" == "30.72"
+    assert floor.headroom_v1_ns == 5050  # 4,726,784 B / 936 GB/s: "5.05 µs"
+    assert f"{times_above(155152, floor.headroom_v1_unrounded_ns):.2f}" == "30.72"
 
 
 def test_arithmetic_floor_wins_when_compute_bound():

@@ -5,10 +5,9 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from site_builder.derive.comparison import (
-    comparison_key, comparison_key_of, comparison_key_of_quoted, comparison_key_reference, group_by_cohort, primary_metric,
-    quote, quote_metric,
-)
+from schemas.digest import sha256_digest
+from schemas.kinds import BenchmarkRunSpec
+from site_builder.derive.comparison import comparison_key, correctness_digest, group_by_cohort, primary_metric
 from site_builder.derive.eligibility import (
     BELOW_PHYSICAL_FLOOR, MISSING_PRIMARY_METRIC, RETRACTED, SUPERSEDED, eligibility_reasons, reason_text,
     superseded_names,
@@ -19,7 +18,8 @@ from site_builder.derive.ranking import fastest_baseline, leader_vs_baseline, ra
 from site_builder.derive.staleness import is_stale
 
 KEY_PARTS = dict(operation="sha256:" + "1" * 64, workload="sha256:" + "2" * 64, protocol="sha256:" + "3" * 64,
-                 environment="sha256:" + "4" * 64, correctness={"comparator": "not_asserted"}, metric="latency:median:ns")
+                 environment="sha256:" + "4" * 64, policy_digest=correctness_digest({"comparator": "not_asserted"}),
+                 metric="latency:median:ns")
 
 
 def test_comparison_key_is_deterministic_and_sensitive_to_every_part():
@@ -28,28 +28,37 @@ def test_comparison_key_is_deterministic_and_sensitive_to_every_part():
     assert key.startswith("sha256:") and len(key) == 71
     for part, other in [("operation", "sha256:" + "9" * 64), ("workload", "sha256:" + "9" * 64),
                         ("protocol", "sha256:" + "9" * 64), ("environment", "sha256:" + "9" * 64),
-                        ("correctness", {"comparator": "allclose"}), ("metric", "latency:mean:ns")]:
+                        ("policy_digest", correctness_digest({"comparator": "allclose"})), ("metric", "latency:mean:ns")]:
         assert comparison_key(**{**KEY_PARTS, part: other}) != key, part
 
 
-@pytest.mark.parametrize("metric", ["latency:median:ns", None, "memory:mean:MiB", 'quote"back\\slash', "ünïcode ✓",
-                                    "control\x01\n\t", "\u2028 line separator"])
-def test_comparison_key_written_directly_matches_its_definition(metric):
-    parts = dict(operation="sha256:" + "1" * 64, workload="sha256:" + "2" * 64, protocol="sha256:" + "3" * 64,
-                 environment="e\u00e9\"x", policy_digest="sha256:" + "5" * 64, metric=metric)
-    assert comparison_key_of(**parts) == comparison_key_reference(**parts)
-    quoted = {name: quote(value) for name, value in parts.items() if name != "metric"}
-    assert comparison_key_of_quoted(**quoted, metric=quote_metric(metric)) == comparison_key_reference(**parts)
+def test_comparison_key_hashes_the_canonical_json_of_its_parts():
+    """The key as the public KernelIndex defines it, written out: keys sorted, no whitespace, and
+    "none" for a run without a metric."""
+    written = ('{"correctness":"%s","environment":"%s","metric":"%s","operation":"%s","protocol":"%s","v":1,'
+               '"workload":"%s"}')
+    parts = KEY_PARTS
+    assert comparison_key(**parts) == sha256_digest(written % (
+        parts["policy_digest"], parts["environment"], "latency:median:ns", parts["operation"], parts["protocol"],
+        parts["workload"]))
+    assert comparison_key(**{**parts, "metric": None}) == sha256_digest(written % (
+        parts["policy_digest"], parts["environment"], "none", parts["operation"], parts["protocol"], parts["workload"]))
+    assert correctness_digest({"comparator": "not_asserted"}) == sha256_digest('{"correctness":{"comparator":"not_asserted"}}')
+
+
+def _spec(timing=None, measurements=None) -> BenchmarkRunSpec:
+    return BenchmarkRunSpec(implementation="i", workload="w", protocol="p", environment="e", status="passed",
+                            observedAt="2025-01-01T00:00:00Z", timing=timing, measurements=measurements)
 
 
 def test_primary_metric_prefers_timing_then_lower_is_better_measurements():
     timing = {"primaryStatistic": "mean", "latencyNs": {"mean": 166200, "median": 160000}}
-    assert primary_metric(timing, None) == ("latency:mean:ns", 166200)
+    assert primary_metric(_spec(timing)) == ("latency:mean:ns", 166200)
     measurements = [{"metric": "throughput", "statistic": "mean", "unit": "GB/s", "value": 3.0},
                     {"metric": "memory", "statistic": "p20", "unit": "MiB", "value": 10.0},
                     {"metric": "memory", "statistic": "median", "unit": "MiB", "value": 12.0}]
-    assert primary_metric(None, measurements) == ("memory:median:MiB", 12.0)  # a throughput cannot rank ascending
-    assert primary_metric(None, measurements[:2]) == (None, None)
+    assert primary_metric(_spec(None, measurements)) == ("memory:median:MiB", 12.0)  # a throughput cannot rank ascending
+    assert primary_metric(_spec(None, measurements[:2])) == (None, None)
 
 
 def test_run_units_and_the_floor_apply_to_latencies_only(run):
