@@ -20,7 +20,7 @@ from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
     GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
-    ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, View, WorkloadRef, WorkloadView,
+    ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, WorkloadRef, WorkloadView,
 )
 
 SUITE = "WorkloadSuite"

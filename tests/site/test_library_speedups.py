@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from jinja2 import Environment
+from jinja2 import DictLoader, Environment, StrictUndefined
 
 from site_builder import library_speedups
 from site_builder.build import build_site
@@ -75,3 +76,24 @@ def test_the_setting_names_all_none_or_some(value, expected):
 def test_an_unknown_speedup_is_refused_with_the_known_names():
     with pytest.raises(ValueError, match="unknown speedup fastest.*direct_calls"):
         library_speedups.parse_setting("direct_calls,fastest")
+
+
+@pytest.mark.parametrize("left_out", library_speedups.NAMES)
+def test_each_speedup_can_be_left_out_alone(left_out):
+    # The settings benchmarks/library_speedups.py measures: every speedup but one. Templates that
+    # extend, import macros, call them every way and read attributes render as stock Jinja renders.
+    from tests.site.test_render_parts import TEMPLATES, _call_environment
+
+    with library_speedups.only(library_speedups.ALL - {left_out}):
+        page = SimpleNamespace(title="A <b> & c", html="<p>raw</p>", count=7, ratio=0.25,
+                               items=[SimpleNamespace(name="x<y"), SimpleNamespace(name=3)],
+                               meta={"spec": {"status": "passed & <ok>"}})
+        options = dict(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                       lstrip_blocks=True, keep_trailing_newline=True)
+        expected = Environment(**options).get_template("page.html").render(page=page)
+        assert library_speedups.environment(**options).get_template("page.html").render(page=page) == expected
+        stock = _call_environment(Environment, "")
+        chosen = _call_environment(type(library_speedups.environment()), "")
+        assert chosen.get_template("page.html").render() == stock.get_template("page.html").render()
+        view = library_speedups.unchecked_page(Link, title="t", url="u")
+        assert view == Link(title="t", url="u") and view.__pydantic_fields_set__ == {"title", "url"}
