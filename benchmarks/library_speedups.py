@@ -14,12 +14,17 @@ benchmarks/build.py on deleting files between steps); ``--keep`` keeps the sites
 It prints a Markdown table; benchmarks/RESULTS.md quotes it by hand.
 
 A cold build of 100,000 runs takes minutes on a shared machine, too long to build once per
-speedup. ``--stage SHARE`` measures each setting in one process instead: the data is loaded and
-derived once, then for each setting (in turn, ``--repeats`` rounds) a new renderer and new page
-tasks build and render 1/SHARE of the pages, in ten runs of consecutive tasks spread over the
-build's order (pages that share views come close together in it, as in a build), and the CPU time
-this process spends on them (not on compiling templates or listing tasks, done once per build),
-times SHARE, estimates the setting's cost for the whole build.
+speedup, and on a loaded machine one build's CPU time varies by more than a second.
+``--per-page SAMPLE`` estimates each speedup's saving in one process instead, from timings that
+the machine's load hardly moves: the data is loaded and derived once, and the pages of SAMPLE
+page tasks spread over the build's order are made once. Then, for each setting, a new renderer
+renders every sampled page ``--repeats`` times and keeps each page's fastest time; their sum,
+times (tasks in the build / tasks sampled), estimates the setting's rendering time for the whole
+build (a page's rows, which a build renders once for every page showing them, are rendered once
+here too, before the timing, so row-level savings are left out: the estimates are low).
+``unchecked_views`` saves when views are made, not rendered: its calls are counted while the
+sampled pages are made, and each view class's ``model_construct`` is timed against ``unchecked``
+(fastest of many), the difference times the calls times the same scale.
 """
 
 from __future__ import annotations
@@ -45,57 +50,82 @@ def settings(only: list[str] | None) -> list[tuple[str, str]]:
     return [setting for setting in found if only is None or setting[0] in only]
 
 
-def stage(data: Path, share: int, repeats: int, only: list[str] | None) -> None:
-    import gc
-    import statistics
-    import time
+def per_page(data: Path, sample: int, repeats: int, only: list[str] | None) -> None:
+    import timeit
+    from collections import Counter
     from datetime import date
+    from time import perf_counter
 
+    from site_builder import library_speedups
     from site_builder.build import _methodology
     from site_builder.context import page_tasks
     from site_builder.derive.leaderboard import derive_leaderboard
-    from site_builder.library_speedups import only as speedups_in_use
-    from site_builder.render import Renderer, mirror_json
+    from site_builder.render import Renderer
     from site_builder.repository import load_catalog
 
     as_of = date.fromisoformat(AS_OF)
     board = derive_leaderboard(load_catalog(data, as_of), as_of)
-    chosen = [(label, parse(value)) for label, value in settings(only)]
+    calls: Counter[type] = Counter()
+    fields_of: dict[type, dict] = {}
+    new, write = library_speedups._new, library_speedups._set
 
-    def render_share(names: frozenset[str]) -> tuple[float, int]:
-        with speedups_in_use(names):
-            # Compiling the templates and listing the tasks are done once in a build: not timed.
+    def counting_new(cls):
+        calls[cls] += 1
+        return new(cls)
+
+    def recording_set(view, name, value):
+        if name == "__dict__":
+            fields_of.setdefault(type(view), dict(value))
+        write(view, name, value)
+
+    with library_speedups.only(ALL):
+        tasks = page_tasks(board, _methodology(Renderer(vega_bundle="vega.js"), as_of))
+        step = max(1, len(tasks) // sample)
+        chosen_tasks = tasks[::step]
+        library_speedups._new, library_speedups._set = counting_new, recording_set
+        try:
+            pages = [page for task in chosen_tasks for page in task()]
+        finally:
+            library_speedups._new, library_speedups._set = new, write
+    scale = len(tasks) / len(chosen_tasks)
+    print(f"{len(pages):,} pages of {len(chosen_tasks):,} of the build's {len(tasks):,} tasks (scale {scale:.1f})",
+          flush=True)
+
+    results = {}
+    for label, value in settings(only):
+        if label == "all but unchecked_views":
+            continue
+        with library_speedups.only(parse(value)):
             renderer = Renderer(vega_bundle="vega.js")
             renderer.compile_templates()
-            tasks = page_tasks(board, _methodology(renderer, as_of))
-            block = len(tasks) // (10 * share)
-            pages = 0
-            gc.collect()
-            started = time.process_time()
-            for start in range(0, len(tasks), len(tasks) // 10):
-                for task in tasks[start:start + block]:
-                    for page in task():
-                        renderer.page(page)
-                        mirror_json(page)
-                        pages += 1
-        return time.process_time() - started, pages
-
-    render_share(frozenset())  # the board's own caches, filled once
-    cpu: dict[str, list[float]] = {label: [] for label, _ in chosen}
-    for round_number in range(repeats):
-        for label, names in chosen:
-            seconds, pages = render_share(names)
-            cpu[label].append(seconds)
-            print(f"  round {round_number + 1} {label:<34} {seconds:7.2f} s cpu for {pages:,} pages "
-                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
-    base = statistics.median(cpu["all"]) if "all" in cpu else None
-    print(f"\n| setting | CPU s for 1/{share} of the pages (median of {repeats}) | estimated CPU s for all pages "
-          "| estimated CPU s saved by it |")
-    print("| --- | --- | --- | --- |")
-    for label, seconds in cpu.items():
-        median = statistics.median(seconds)
-        saved = "" if base is None or label == "all" else f"{(median - base) * share:+.1f}"
-        print(f"| {label} | {median:.2f} | {median * share:.1f} | {saved} |")
+            for page in pages:  # shared fragments and rows, made once per build
+                renderer.page(page)
+            total = 0.0
+            for page in pages:
+                best = float("inf")
+                for _ in range(repeats):
+                    started = perf_counter()
+                    renderer.page(page)
+                    best = min(best, perf_counter() - started)
+                total += best
+        results[label] = total * scale
+        print(f"  {label:<34} {total:7.3f} s for the sample, {total * scale:6.1f} s estimated for the build "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    saved_unchecked = 0.0
+    for cls, count in calls.items():
+        fields = fields_of[cls]
+        fast = min(timeit.repeat(lambda: library_speedups.unchecked(cls, **fields), number=200, repeat=7)) / 200
+        slow = min(timeit.repeat(lambda: cls.model_construct(**fields), number=200, repeat=7)) / 200
+        saved_unchecked += (slow - fast) * count * scale
+    print(f"  unchecked_views: {sum(calls.values()) * scale:,.0f} views made unchecked in the build (estimated), "
+          f"saving {saved_unchecked:.1f} s", flush=True)
+    base = results.get("all")
+    print("\n| speedup | estimated seconds it saves at this scale |")
+    print("| --- | --- |")
+    for label, seconds in results.items():
+        if base is not None and label != "all":
+            print(f"| {label.removeprefix('all but ')} | {seconds - base:+.1f} |")
+    print(f"| unchecked_views | {saved_unchecked:+.1f} |")
 
 
 def main() -> None:
@@ -104,11 +134,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="where the caches and sites go (builds)")
     parser.add_argument("--only", help="labels to run, separated by '|' (default: all of them)")
     parser.add_argument("--keep", action="store_true", help="keep the sites and caches")
-    parser.add_argument("--stage", type=int, metavar="SHARE", help="measure 1/SHARE of the pages in this process")
-    parser.add_argument("--repeats", type=int, default=3, help="rounds of --stage")
+    parser.add_argument("--per-page", type=int, metavar="SAMPLE", help="estimate from SAMPLE page tasks, in this process")
+    parser.add_argument("--repeats", type=int, default=5, help="renders of each sampled page (--per-page)")
     args = parser.parse_args()
-    if args.stage:
-        return stage(args.data, args.stage, args.repeats, args.only.split("|") if args.only else None)
+    if args.per_page:
+        return per_page(args.data, args.per_page, args.repeats, args.only.split("|") if args.only else None)
     rows = []
     sites = {}
     for number, (label, value) in enumerate(settings(args.only.split("|") if args.only else None)):

@@ -16,12 +16,6 @@ With none the builder uses only the libraries' public API: a plain ``jinja2.Envi
 
 The speedups, what each relies on, and why it exists:
 
-``gathered_output``
-    A Jinja ``CodeGenerator`` subclass (``PageCodeGenerator.blockvisit``, with jinja2's ``Frame``
-    and its ``temporary_identifier``) makes a block's function, and the root of a template that
-    extends none, collect its output in a list and yield it once, joined, as Jinja's own macros
-    do. Otherwise every piece of text climbs back through the chain of block and parent-template
-    generators, and a run page yields some 350 of them.
 ``fast_escape``
     Printed values go straight to markupsafe's C escaper (the private ``markupsafe._escape_inner``,
     which ``escape`` calls) when they are ``str``, and through ``fast_escape`` otherwise, by
@@ -35,29 +29,22 @@ The speedups, what each relies on, and why it exists:
     ``Macro._func`` and ``Macro._argument_count`` (what ``Macro.__call__`` does for them), and plain
     functions directly. ``Context.call`` and ``Macro.__call__`` find out what to pass by a dozen
     attribute checks per call.
-``direct_getattr``
-    ``x.name`` compiles to the builtin ``getattr``, falling back to ``Environment.getattr`` (an
-    override of the generator's ``visit_Getattr``, relying on the generated code's local
-    ``environment`` and ``jinja2.runtime.missing``): a page reads some 250 attributes, each a
-    Python-level call otherwise.
-``template_dict``
-    ``PageEnvironment._load_template`` (a private method) keeps loaded templates in a plain dict:
-    Jinja's LRU cache takes a lock and scans a deque on every hit, and a page looks up its base
-    template and its macros each time it is rendered. Only without ``auto_reload``.
-``module_without_globals``
-    ``PageTemplate._get_default_module`` (private) asks for an imported template's module without
-    the page's context when that context has no globals of its own, so that Jinja does not
-    subtract one set of globals from another per import.
 ``direct_render``
     ``render_template`` makes the context itself from a plain dict of the template's globals and
     calls the template's ``root_render_func`` with ``Environment.concat`` and
     ``handle_exception`` (what ``Template.render`` does, without merging the globals' ChainMap
-    on every page).
+    into a new dict on every page).
 ``unchecked_views``
     ``unchecked`` / ``unchecked_page`` fill a pydantic model's four instance slots (``__dict__``,
     ``__pydantic_fields_set__``, ``__pydantic_extra__``, ``__pydantic_private__``) directly, as
     ``model_construct`` fills them, for views built from facts already checked: the ledger makes
     them by the hundred thousand, and ``model_construct`` looks up aliases field by field.
+
+Measured and dropped (each saved less than a second of that build; benchmarks/RESULTS.md): a
+block's output gathered in a list and yielded once (a ``blockvisit`` override), ``x.name``
+compiled to the builtin ``getattr`` (``visit_Getattr``), loaded templates kept in a plain dict
+(``Environment._load_template``), and imported macros' module asked for without the page's
+context (``Template._get_default_module``). Jinja's own code does those.
 """
 
 from __future__ import annotations
@@ -80,8 +67,7 @@ except ImportError:  # pragma: no cover - a markupsafe without it: the public es
         return str(escape(text))
 
 ENV_VAR = "KERNELINDEX_LIBRARY_SPEEDUPS"
-NAMES = ("gathered_output", "fast_escape", "direct_calls", "direct_getattr", "template_dict", "module_without_globals",
-         "direct_render", "unchecked_views")
+NAMES = ("fast_escape", "direct_calls", "direct_render", "unchecked_views")
 ALL = frozenset(NAMES)
 NONE: frozenset[str] = frozenset()
 # Those that change how templates compile, or which environment class loads them.
@@ -198,23 +184,12 @@ def _call_macro(context: Context, macro: Macro, args: tuple, kwargs: dict[str, A
 # --- jinja2: the code generator, template and environment ---------------------------------------
 
 class PageCodeGenerator(CodeGenerator):
-    """Jinja's code generator with the speedups in use (``gathered_output``, ``fast_escape``,
-    ``direct_calls``, ``direct_getattr``), each leaving every page's text as it was."""
+    """Jinja's code generator with the speedups in use (``fast_escape``, ``direct_calls``), each
+    leaving every page's text as it was."""
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         self.writeline(f"from {__name__} import _escape_inner as escape_text, fast_call, fast_escape")
-        self._gathers_root = node.find(nodes.Extends) is None
         super().visit_Template(node, frame)
-
-    def blockvisit(self, body: Any, frame: Frame) -> None:
-        gathers = "gathered_output" in _active and frame.buffer is None and not self.environment.is_async and (
-            frame.block_frame or (frame.rootlevel and self._gathers_root))
-        if not gathers:
-            return super().blockvisit(body, frame)
-        frame.buffer = self.temporary_identifier()
-        self.writeline(f"{frame.buffer} = []")
-        super().blockvisit(body, frame)
-        self.writeline(f"yield concat({frame.buffer})")
 
     # Printed values: text straight to the C escaper, anything else through fast_escape (the value
     # is held in a local, _v, so that it is computed once).
@@ -249,44 +224,8 @@ class PageCodeGenerator(CodeGenerator):
         self.signature(node, frame, extra_kwargs or None)
         self.write(")")
 
-    @optimizeconst
-    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
-        # ``x.name``: the attribute by the builtin getattr, and only when there is none
-        # environment.getattr (an item, else undefined), as Jinja does. _o and _g are locals; an
-        # inner ``x`` is computed (and done with them) before the outer sets them.
-        if "direct_getattr" not in _active or self.environment.is_async:
-            return super().visit_Getattr(node, frame)
-        self.write("(_g if (_g := getattr((_o := ")
-        self.visit(node.node, frame)
-        self.write(f"), {node.attr!r}, missing)) is not missing else environment.getattr(_o, {node.attr!r}))")
-
-
-class PageTemplate(Template):
-    def _get_default_module(self, ctx: Context | None = None) -> Any:
-        # Jinja subtracts this template's globals (a ChainMap's keys) from the context's to find
-        # any the module lacks; a context made by render_template names no globals of its own.
-        if "module_without_globals" in _active and ctx is not None and not ctx.globals_keys:
-            ctx = None
-        return super()._get_default_module(ctx)
-
-
 class PageEnvironment(Environment):
     code_generator_class = PageCodeGenerator
-    template_class = PageTemplate
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._loaded: dict[str, Any] = {}
-
-    def _load_template(self, name: str, globals: Any) -> Any:
-        # Without auto_reload templates never change: found in a plain dict rather than Jinja's
-        # LRU cache.
-        if self.auto_reload or globals or "template_dict" not in _active:
-            return super()._load_template(name, globals)
-        found = self._loaded.get(name)
-        if found is None:
-            found = self._loaded[name] = super()._load_template(name, globals)
-        return found
 
 
 def environment(**options: Any) -> Environment:

@@ -38,7 +38,7 @@ def sites(tmp_path_factory) -> tuple[dict[str, bytes], dict[str, bytes]]:
     folder = tmp_path_factory.mktemp("speedups")
     build_site(bundled_data(), folder / "all", as_of=AS_OF, cache=False, library_speedups=library_speedups.ALL)
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("_escape_inner", "_new", "fast_call", "_call_macro", "PageEnvironment", "PageTemplate"):
+        for name in ("_escape_inner", "_new", "fast_call", "_call_macro", "PageEnvironment"):
             patch.setattr(library_speedups, name, _trap)
         build_site(bundled_data(), folder / "none", as_of=AS_OF, cache=False, library_speedups=library_speedups.NONE)
     return _files(folder / "all"), _files(folder / "none")
