@@ -24,6 +24,7 @@ from pathlib import Path
 
 import click
 
+from . import library_speedups as speedups
 from . import urls
 from .asof import as_of_before_loading, from_source_date_epoch, resolve_as_of
 from .chart_svg import ChartDrawer
@@ -82,9 +83,11 @@ class BuildSummary:
 
 
 def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progress: Progress = lambda _: None,
-               base_url: str = "", cache: bool = True, own: OwnSource | None = None) -> BuildSummary:
+               base_url: str = "", cache: bool = True, own: OwnSource | None = None,
+               library_speedups: frozenset[str] = speedups.ALL) -> BuildSummary:
     """Build the site; with ``cache``, reuse the parse cache and whatever the previous site already has.
-    ``own``: this repository's URL and measured commit (``ownsource``)."""
+    ``own``: this repository's URL and measured commit (``ownsource``). ``library_speedups``: which
+    of ``library_speedups.NAMES`` to use (the same bytes with any)."""
     started = time.perf_counter()
 
     def step(message: str) -> None:
@@ -99,7 +102,8 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
                             seconds=time.perf_counter() - started, as_of=None, as_of_source="")
     step(f"loading {data_dir}")
     # In another process: the Vega bundle while this one loads, then the charts while the pages render.
-    with previous, ChartDrawer(previous.cache_dir) as drawer:  # both ended even if the build fails
+    with previous, ChartDrawer(previous.cache_dir) as drawer, \
+            speedups.only(library_speedups):  # all ended even if the build fails
         # A run may not be observed after an as-of date given explicitly; a date taken from git may
         # predate a run file not committed yet, so then the wall clock is the bound (see checks.py).
         catalog = load_catalog(data_dir, as_of if as_of is not None else from_source_date_epoch(os.environ),
@@ -228,6 +232,13 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
         host_bound_percent=round(HOST_BOUND_MINIMUM * 100))
 
 
+def _speedups(value: str) -> frozenset[str]:
+    try:
+        return speedups.parse_setting(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 def _base_url(value: str) -> str:
     try:
         return check_base_url(value)
@@ -255,9 +266,14 @@ def _base_url(value: str) -> str:
                    "built commit).")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Parse every file and render every page again, ignoring the parse cache and the previous site.")
+@click.option("--library-speedups", "speedup_names", default="1", envvar=speedups.ENV_VAR, metavar="1|0|NAMES",
+              callback=lambda _c, _p, value: _speedups(value), show_default=True,
+              help=f"Which speedups that rely on jinja2, markupsafe and pydantic internals to use (env "
+                   f"{speedups.ENV_VAR}): 1 all, 0 none (public API only), or names separated by commas "
+                   f"(site_builder/library_speedups.py). The site is the same with any.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no_cache: bool,
-            repository: str | None, commit: str | None) -> None:
+            repository: str | None, commit: str | None, speedup_names: frozenset[str]) -> None:
     """Build the static site from data/ into site/.
 
     Only what changed is redone: with the inputs unchanged since the last build (data, code,
@@ -272,7 +288,7 @@ def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no
         raise click.BadParameter(str(error)) from None
     try:
         summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url,
-                             cache=not no_cache, own=own)
+                             cache=not no_cache, own=own, library_speedups=speedup_names)
     except DataError as error:
         for problem in error.problems:
             click.echo(str(problem), err=True)

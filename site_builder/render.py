@@ -11,17 +11,15 @@ import shutil
 from collections.abc import Callable
 from datetime import date, datetime, timezone
 from pathlib import Path
-from types import BuiltinFunctionType, FunctionType, MethodType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, Template, nodes, pass_context, select_autoescape
-from jinja2.compiler import CodeGenerator, Frame, optimizeconst
-from jinja2.runtime import Context, Macro, missing
-from markupsafe import Markup, escape
+from jinja2 import FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from markupsafe import Markup
 from pydantic_core import to_json as to_json_bytes
 from pydantic_core import to_jsonable_python
 
-from . import formatting, urls
+from . import formatting, library_speedups, urls
 from .chart_svg import ChartRenderer, spec_json
 from .timeline_svg import timeline_svg
 from .derive.challenges import CHALLENGE_TITLES
@@ -102,71 +100,12 @@ def series_rows(chart: ChartView) -> list[tuple[Any, list]]:
     return [(x, [points.get(x) for points in by_series]) for x in xs]
 
 
-try:
-    from markupsafe import _escape_inner as escape_text  # the C escaper behind ``escape``, without Markup
-except ImportError:  # pragma: no cover - another markupsafe
-    def escape_text(text: str) -> str:
-        return str(escape(text))
-
-
-def fast_escape(value: Any) -> str:
-    """``escape`` for a value a template prints, as text rather than Markup: what a template prints
-    is only ever joined into the page, so the Markup wrapper (a Python-level ``__new__``, a third
-    of escape's cost) buys nothing. Same characters escaped, same text: ints and floats print
-    digits, signs, dots and letters only, and dates digits and dashes (the as-of date is on every
-    page, some of them several times); Markup is already escaped; everything else goes to
-    ``escape`` itself."""
-    kind = type(value)
-    if kind is str:
-        return escape_text(value)
-    if kind is Markup:
-        return value
-    if kind is int or kind is float or kind is date:
-        return str(value)
-    return escape(value)
-
-
-def fast_call(context: Context, callee: Any, *args: Any, **kwargs: Any) -> Any:
-    """``context.call(callee, *args, **kwargs)``, the way templates call, with the macros our
-    templates define and plain functions called straight: Context.call (and Macro.__call__) find
-    out what to pass by a dozen attribute checks, some 4 µs a macro call, and every page calls a
-    few functions (``shared``), a group page four macros."""
-    kind = type(callee)
-    if kind is Macro and not (callee.caller or callee.catch_kwargs or callee.catch_varargs or callee.explicit_caller
-                              or len(args) > callee._argument_count):
-        return _call_macro(context, callee, args, kwargs)
-    if (kind is FunctionType or kind is MethodType or kind is BuiltinFunctionType) \
-            and not hasattr(callee, "jinja_pass_arg"):  # takes no context, as Context.call finds
-        kwargs.pop("_block_vars", None)
-        kwargs.pop("_loop_vars", None)
-        try:
-            return callee(*args, **kwargs)
-        except StopIteration:  # as Context.call says it
-            return context.environment.undefined("value was undefined because a callable raised a"
-                                                 " StopIteration exception")
-    return context.call(callee, *args, **kwargs)
-
-
-def _call_macro(context: Context, macro: Macro, args: tuple, kwargs: dict[str, Any]) -> Any:
-    """What Macro.__call__ does for a macro without ``caller``, ``varargs`` or ``kwargs``: its
-    arguments by position, then by name, ``missing`` for the rest (its defaults), and its text as
-    Markup when the template escapes."""
-    kwargs.pop("_block_vars", None)
-    kwargs.pop("_loop_vars", None)
-    arguments = list(args)
-    if kwargs or len(arguments) < macro._argument_count:
-        arguments.extend(kwargs.pop(name, missing) for name in macro.arguments[len(arguments):])
-        if kwargs:  # a name the macro does not take: Macro.__call__ says so
-            return macro(context.eval_ctx, *args, **kwargs)
-    text = macro._func(*arguments)
-    return Markup(text) if context.eval_ctx.autoescape else text
-
-
 # What pages print in every row of their tables, as functions rather than macros: a macro call
 # cost as much as the rest of a ledger, challenge or implementation row.
 
 def value_html(value: float | None, unit: str | None) -> Markup:
     """A primary value: the number for machines (``<data value>``), in its unit for people."""
+    escape_text, fast_escape = library_speedups.escape_text, library_speedups.fast_escape
     return Markup(f'<data value="{fast_escape(value)}">{escape_text(formatting.measure(value, unit))}</data>')
 
 
@@ -176,112 +115,9 @@ _STALE_CHIP = (f' <span class="chip stale" title="not re-observed in the {STALE_
 
 def observed_html(row: RowView) -> Markup:
     """When a row's run was observed, with a chip when that is too long ago (``derive.staleness``)."""
-    moment = row.observed_at
+    moment, escape_text = row.observed_at, library_speedups.escape_text
     return Markup(f'<time datetime="{escape_text(moment.isoformat())}">{escape_text(formatting.day(moment))}</time>'
                   + (_STALE_CHIP if row.stale else ""))
-
-
-class PageCodeGenerator(CodeGenerator):
-    """Jinja's code generator with changes that leave every page's text as it was:
-
-    * blocks, and the root of templates that extend none, gather their output in a list and
-      yield it once, joined, instead of a yield per piece of text or value: every yield climbs
-      back through the chain of block and parent-template generators, and a run page made some
-      350 of them;
-    * printed values are escaped by ``fast_escape``;
-    * calls go through ``fast_call``.
-    """
-
-    def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
-        self.writeline(f"from {__name__} import escape_text, fast_call, fast_escape")
-        self._gathers_root = node.find(nodes.Extends) is None
-        super().visit_Template(node, frame)
-
-    def blockvisit(self, body: Any, frame: Frame) -> None:
-        # A block's function, and the root of a template that extends none, gather their output
-        # in a list (as Jinja's macros do) and yield it once, joined: otherwise every piece climbs
-        # back through the chain of parent-template and block generators.
-        gathers = frame.buffer is None and not self.environment.is_async and (
-            frame.block_frame or (frame.rootlevel and self._gathers_root))
-        if not gathers:
-            return super().blockvisit(body, frame)
-        frame.buffer = self.temporary_identifier()
-        self.writeline(f"{frame.buffer} = []")
-        super().blockvisit(body, frame)
-        self.writeline(f"yield concat({frame.buffer})")
-
-    # Printed values: text straight to the C escaper, anything else through fast_escape (the value
-    # is held in a local, _v, so that it is computed once).
-    def _fast_output(self, frame: Frame, finalize: Any) -> bool:
-        return frame.eval_ctx.autoescape and not frame.eval_ctx.volatile and finalize.src is None
-
-    def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
-        if self._fast_output(frame, finalize):
-            self.write("(escape_text(_v) if type(_v := ")
-        else:
-            super()._output_child_pre(node, frame, finalize)
-
-    def _output_child_post(self, node: nodes.Expr, frame: Frame, finalize: Any) -> None:
-        if self._fast_output(frame, finalize):
-            self.write(") is str else fast_escape(_v))")
-        else:
-            super()._output_child_post(node, frame, finalize)
-
-    @optimizeconst
-    def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
-        # ``f(x)``: Jinja's own call (``context.call(f, x, ...)``, the same arguments), through fast_call.
-        if self.environment.is_async or self.environment.sandboxed:
-            return super().visit_Call(node, frame, forward_caller)
-        self.write("fast_call(context, ")
-        self.visit(node.node, frame)
-        extra_kwargs = {"caller": "caller"} if forward_caller else {}
-        if frame.loop_frame:
-            extra_kwargs["_loop_vars"] = "_loop_vars"
-        if frame.block_frame:
-            extra_kwargs["_block_vars"] = "_block_vars"
-        self.signature(node, frame, extra_kwargs or None)
-        self.write(")")
-
-    @optimizeconst
-    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
-        # ``x.name``: the attribute by the builtin getattr, and only when there is none
-        # environment.getattr (an item, else undefined), as Jinja does: a page reads some 250
-        # attributes, and a Python-level call for each cost a tenth of its render. _o and _g are
-        # locals; an inner ``x`` is computed (and done with them) before the outer sets them.
-        if self.environment.is_async:
-            return super().visit_Getattr(node, frame)
-        self.write("(_g if (_g := getattr((_o := ")
-        self.visit(node.node, frame)
-        self.write(f"), {node.attr!r}, missing)) is not missing else environment.getattr(_o, {node.attr!r}))")
-
-
-class PageTemplate(Template):
-    def _get_default_module(self, ctx: Context | None = None) -> Any:
-        # A template importing macros (``{% from ... import %}``) asks for their module with its
-        # context, and Jinja then subtracts this template's globals (a ChainMap's keys, in Python)
-        # from the context's own globals on every page, to find any the module lacks. Our pages'
-        # contexts name no globals of their own (Renderer._render): there are none to find.
-        return super()._get_default_module(ctx if ctx is not None and ctx.globals_keys else None)
-
-
-class PageEnvironment(Environment):
-    code_generator_class = PageCodeGenerator
-    template_class = PageTemplate
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._loaded: dict[str, Any] = {}
-
-    def _load_template(self, name: str, globals: Any) -> Any:
-        # Without auto_reload templates never change: found in a plain dict rather than Jinja's LRU
-        # cache, whose every hit takes a lock and scans a deque. A page looks up its base template
-        # and its macros each time it is rendered.
-        if self.auto_reload or globals:
-            return super()._load_template(name, globals)
-        found = self._loaded.get(name)
-        if found is None:
-            found = self._loaded[name] = super()._load_template(name, globals)
-        return found
 
 
 def compiled_templates(cache_dir: Path, code: str) -> Path | None:
@@ -290,9 +126,10 @@ def compiled_templates(cache_dir: Path, code: str) -> Path | None:
     other code's are removed.
 
     Jinja checks a compiled template against its source, not against the code that compiled it,
-    and ours compiles with its own code generator (``PageCodeGenerator``): a folder per version
-    of the code keeps a change to it from reusing templates compiled the old way."""
-    folder = cache_dir / "templates" / code[:24]
+    and ours compiles with its own code generator (``library_speedups.PageCodeGenerator``): a
+    folder per version of the code, and per set of the generator's speedups in use, keeps a change
+    to either from reusing templates compiled the other way."""
+    folder = cache_dir / "templates" / (code[:24] + library_speedups.compiled_tag())
     try:
         if folder.parent.is_dir():
             for other in folder.parent.iterdir():
@@ -327,7 +164,7 @@ class Renderer:
         self._page_path = urls.INDEX
         self._shared: dict[tuple[str, int], Markup] = {}
         self._templates: dict[str, tuple[Any, dict[str, Any]]] = {}
-        self.env = PageEnvironment(
+        self.env = library_speedups.environment(
             loader=FileSystemLoader(str(templates)),
             autoescape=select_autoescape(["html"]),
             undefined=StrictUndefined,
@@ -394,19 +231,12 @@ class Renderer:
 
     def _render(self, name: str, **variables: Any) -> str:
         """``Template.render``, with the template's globals copied into a plain dict once per
-        template rather than merged from their ChainMap on every page (the same context)."""
+        template (``library_speedups.render_template``)."""
         found = self._templates.get(name)
         if found is None:
             template = self.env.get_template(name)
             found = self._templates[name] = (template, dict(template.globals))
-        template, template_globals = found
-        # No ``globals``: they only tell an imported template (our macros) which globals it lacks,
-        # and every template here has the environment's; Jinja would compare the two sets per page.
-        context = self.env.context_class(self.env, {**template_globals, **variables}, template.name, template.blocks)
-        try:
-            return self.env.concat(template.root_render_func(context))
-        except Exception:
-            self.env.handle_exception()
+        return library_speedups.render_template(found[0], found[1], variables)
 
     def not_found(self, as_of, base_url: str = "") -> str:
         """The page a host serves for any missing address, at any depth: its links are written

@@ -14,12 +14,13 @@ from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
 from ..derive.floors import headroom_v1_inputs, times_above
 from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.model import RunFacts
+from ..library_speedups import unchecked, unchecked_page  # noqa: F401 - views made without checks, for context/
 from ..link import Entity
 from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
     GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
-    ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, View, WorkloadRef, WorkloadView,
+    ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, WorkloadRef, WorkloadView,
 )
 
 SUITE = "WorkloadSuite"
@@ -56,52 +57,6 @@ def kept(cache: dict, key: Any, make: Callable[[], T]) -> T:
 
 
 _MISSING = object()
-
-
-# Views made without checks (``unchecked``).
-V = TypeVar("V", bound=View)
-
-_new = object.__new__
-_set = object.__setattr__
-
-
-def unchecked(cls: type[V], **fields: Any) -> V:
-    """``cls.model_construct(**fields)`` for every field of ``cls`` by name, in a quarter of the time:
-    the instance's four slots filled as ``model_construct`` fills them. Nothing is checked or
-    converted (an int stays an int): for views built from checked facts, which the ledger repeats
-    tens of thousands of times."""
-    view = _new(cls)
-    _set(view, "__dict__", fields)
-    _set(view, "__pydantic_fields_set__", set(fields))
-    _set(view, "__pydantic_extra__", None)
-    _set(view, "__pydantic_private__", None)
-    return view
-
-
-def unchecked_page(cls: type[V], **fields: Any) -> V:
-    """``unchecked`` for a page, or any view some of whose fields keep their defaults (a page's
-    ``schema_version``): those are filled in and left out of the fields set, and every field is in
-    the class's order, as ``model_construct`` makes them. For pages built by the hundred thousand
-    (run and group pages) from views and facts already checked."""
-    order, defaults = _DEFAULTS.get(cls) or _defaults_of(cls)
-    view = _new(cls)
-    _set(view, "__dict__", {name: fields[name] if name in fields else defaults[name] for name in order})
-    _set(view, "__pydantic_fields_set__", set(fields))
-    _set(view, "__pydantic_extra__", None)
-    _set(view, "__pydantic_private__", None)
-    return view
-
-
-# Per view class: its field names in order, and the plain defaults of those that have one (a field
-# whose default a factory makes is not filled in: it must be given, else KeyError).
-_DEFAULTS: dict[type, tuple[list[str], dict[str, Any]]] = {}
-
-
-def _defaults_of(cls: type[View]) -> tuple[list[str], dict[str, Any]]:
-    found = _DEFAULTS[cls] = (list(cls.model_fields), {
-        name: field.default for name, field in cls.model_fields.items()
-        if not field.is_required() and field.default_factory is None})
-    return found
 
 
 def as_float(value: float | int | None) -> float | None:

@@ -75,8 +75,9 @@ import pytest  # noqa: E402
 from jinja2 import DictLoader, Environment, StrictUndefined, pass_context  # noqa: E402
 from markupsafe import Markup, escape  # noqa: E402
 
-from site_builder.render import PageEnvironment, fast_escape, mirror_json, to_json  # noqa: E402
+from site_builder.library_speedups import PageEnvironment, fast_escape  # noqa: E402
 from site_builder.page_views import Citation, KernelSummary, Link, MeasurementView, SeriesPoint, TruthfulFloor  # noqa: E402
+from site_builder.render import mirror_json, to_json  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 12, 2)  # after the newest observation in data/
