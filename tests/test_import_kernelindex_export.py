@@ -286,8 +286,10 @@ def test_the_real_export(tmp_path):
     explained = agreement.explained
     assert "unexplained" not in explained, agreement.differences[:3]
     assert set(explained) <= {"ineligible here: BELOW_PHYSICAL_FLOOR", "a record run of theirs is not imported here"}
-    assert explained["a record run of theirs is not imported here"] == 9
-    assert agreement.identical == agreement.compared - sum(explained.values()) >= 1400
+    # 9 groups of FlashInfer-Bench's 43 runs left out, 2 of SOL-ExecBench's 3 (the methodology page says so).
+    assert explained["a record run of theirs is not imported here"] == 11
+    assert explained["ineligible here: BELOW_PHYSICAL_FLOOR"] == 131
+    assert agreement.identical == agreement.compared - sum(explained.values()) == 1686
 
 
 
