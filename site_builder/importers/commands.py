@@ -59,8 +59,9 @@ def liger(paths: tuple[Path, ...], data_dir: Path) -> None:
 @click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("data"),
               show_default=True, help="The data folder to write into.")
 @click.option("--source", "sources", multiple=True, metavar="SLUG",
-              help="Import the runs of this source (repeatable). Default: gpumode-kernelbot and flashinfer-bench; "
-                   "sol-execbench adds SOL-ExecBench's leaderboard results.")
+              help="Import only the runs of this source (repeatable). Default: gpumode-kernelbot, flashinfer-bench "
+                   "and sol-execbench (its leaderboard results only, as the public KernelIndex shows them). "
+                   "Runs this importer wrote for a source left out are removed.")
 @click.option("--verbose", is_flag=True, help="List every object left out, with why.")
 def kernelindex_export(export_path: Path, data_dir: Path, sources: tuple[str, ...], verbose: bool) -> None:
     """Import the public KernelIndex's catalog export (catalog-*.jsonl.zst or .jsonl).

@@ -40,13 +40,13 @@ from .export_rows import Export, read_export
 from .output import GENERATED_LABEL, ImporterError, Plan, Report, apply
 
 IMPORTER = "kernelindex import kernelindex-export"
-# The sources whose runs are imported unless --source says otherwise. SOL-ExecBench comes in only with
-# --source sol-execbench, and then only what the public KernelIndex shows of it: leaderboard results
-# per submission (suite means and the leaderboard's metrics) over definitions taken from the
+# The sources whose runs are imported unless --source narrows them. Of SOL-ExecBench the export holds
+# only what the public KernelIndex itself displays (FALLBACK_POLICY below): leaderboard results per
+# submission (suite means and the leaderboard's metrics) over definitions taken from the
 # leaderboard's public API. Nothing of the SOL-ExecBench dataset, whose license forbids
-# redistribution, is in the export. (Its definitions alone are not imported: a kernel without a
-# workload has no page here.)
-DEFAULT_SOURCES = ("gpumode-kernelbot", "flashinfer-bench")
+# redistribution, is in the export, so importing those facts by default redistributes no more than
+# that site shows. (Its definitions alone are not imported: a kernel without a workload has no page here.)
+DEFAULT_SOURCES = ("gpumode-kernelbot", "flashinfer-bench", "sol-execbench")
 # A definition whose manifest cites this page came from SOL-ExecBench's leaderboard API.
 SOURCE_OF_DEFINITION = {"research.nvidia.com/benchmarks/sol-execbench": "sol-execbench"}
 # The export itself, credited on every page that shows its data (Apache-2.0, see SOURCE.md beside it).
