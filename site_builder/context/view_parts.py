@@ -324,8 +324,11 @@ class ViewFactory:
         note = None
         if workload.kind == "WorkloadSuite":
             statistic = workload.spec.aggregation.statistic
+            held_to = ("the sum of the cases' floors (bytes, FLOPs and times)" if statistic == "sum" else
+                       "the smallest of the cases' floors: any average of the cases, whichever the source takes, "
+                       "is at least that")
             note = (f"The workload is a suite of {len(workload.spec.cases)} cases whose latency is the {statistic} "
-                    f"of theirs: its floors (bytes, FLOPs and times) are the {statistic} of the cases' floors.")
+                    f"of theirs; it is held to {held_to}.")
         elif floor.flops is None and operation.metadata.flops:
             note = ("The timed pass is backward alone: the kernel's FLOP count is the forward's, and a backward "
                     "that hands back gradients the forward already computed (as Liger's fused losses do) is not "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -103,7 +104,10 @@ def test_search_index_is_small_valid_and_loadable_from_disk(site):
     index = json.loads(index_text)
     schema = json.loads((site / urls.schema("search-index")).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema).validate(index)
-    assert len(index_text.encode()) < 400_000, "the bundled data's index should stay small"
+    # What a reader downloads, compressed as static hosts serve it: 670 kernels and 6,178
+    # implementations (SOL-ExecBench's submissions among them) came to 487 KB raw, 52 KB gzipped.
+    raw = index_text.encode()
+    assert len(raw) < 600_000 and len(gzip.compress(raw)) < 100_000, "the bundled data's index should stay small"
     script = (site / urls.SEARCH_INDEX_SCRIPT).read_text(encoding="utf-8")
     assert script.startswith("window.KERNELINDEX_SEARCH_INDEX = ") and json.loads(script[34:].rstrip(";\n")) == index
     shard_schema = jsonschema.Draft202012Validator(json.loads((site / urls.schema("search-shard")).read_text(encoding="utf-8")))

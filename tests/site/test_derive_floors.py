@@ -109,13 +109,17 @@ def test_excluded_inputs_leave_the_truthful_floor_but_not_headroom_v1():
     assert v1 == 8 * 2048 * 8 + 131072 * 4096 * 4
 
 
-def test_a_suite_floor_is_the_mean_of_its_cases_and_stays_below_each_mean():
+def test_a_suite_floor_is_its_smallest_case_floor_for_a_mean_and_the_total_for_a_sum():
     small = workload_floor(hardware="h100", bandwidth_gbps=3350, inputs=ROPE_INPUTS, outputs=ROPE_OUTPUTS, headroom_inputs=["q", "k"])
     large = flce_floor()
-    combined = suite_floor([small, large], "mean")
-    assert combined.memory_ns == pytest.approx((small.memory_ns + large.memory_ns) / 2)
-    assert combined.arithmetic_ns is None  # one case declares no FLOPs: no arithmetic floor for the mean
-    assert 0 < combined.truthful_ns <= (small.truthful_ns + large.truthful_ns) / 2
+    mean = suite_floor([small, large], "mean")
+    # Any average of the cases (arithmetic, geometric, harmonic) is at least the smallest case's floor.
+    assert mean.memory_ns == min(small.memory_ns, large.memory_ns)
+    assert mean.arithmetic_ns is None  # one case declares no FLOPs: no arithmetic floor for the suite
+    geometric = (small.truthful_ns * large.truthful_ns) ** 0.5
+    assert 0 < mean.truthful_ns <= min(geometric, 2 / (1 / small.truthful_ns + 1 / large.truthful_ns))
+    total = suite_floor([small, large], "sum")
+    assert total.memory_ns == pytest.approx(small.memory_ns + large.memory_ns)
     assert suite_floor([small, large], "p99") is None and suite_floor([], "mean") is None
 
 
