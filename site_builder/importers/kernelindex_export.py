@@ -162,8 +162,8 @@ def source_document(row: dict[str, Any], retrieved: str) -> dict[str, Any]:
     for key in ("license", "terms", "attribution"):
         if isinstance(policy.get(key), str):
             spec[key] = policy[key]
-    description = (f"Runs imported from the public KernelIndex's catalog export (`kernelindex import "
-                   f"kernelindex-export`), which names this source as theirs.")
+    description = ("Runs imported from the public KernelIndex's catalog export (`kernelindex import "
+                   "kernelindex-export`), which names this source as theirs.")
     return _document("Source", {"name": slug, "title": row.get("name") or slug, "description": description}, spec)
 
 
