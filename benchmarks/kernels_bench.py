@@ -116,6 +116,8 @@ def record(**kw):
 
 
 def copy_floor(fam, wl, pas, nbytes):
+    if ARGS.impls:  # a run of chosen implementations only
+        return
     half = max(1, nbytes // 2)
     src = torch.empty(half, dtype=torch.uint8, device=DEV)
     dst = torch.empty_like(src)
@@ -140,6 +142,8 @@ def check(out, ref, dtype, slug):
 
 def run_impl(fam, slug, wl, pas, name, fn, inputs, params, ref, dtype, clone_inputs=False, nbytes=None,
              flops=None, extra=(), valid_rows=None):
+    if ARGS.impls and name not in ARGS.impls.split(","):
+        return
     try:
         if clone_inputs:
             pristine = {k: v.clone() for k, v in inputs.items()}
@@ -199,6 +203,8 @@ def run_impl(fam, slug, wl, pas, name, fn, inputs, params, ref, dtype, clone_inp
 
 def host_only(fam, wl, pas, name, call):
     """Host-inclusive timing of ours with Triton's normal launch path (fast launch off)."""
+    if ARGS.impls:
+        return
     from kernels import _launch
 
     try:
@@ -270,6 +276,8 @@ def bench_rope(F):
 
 def na_breakdown(wl, inputs, params):
     """Time the three launches of ours separately (TF32 GEMMs as in the default path)."""
+    if ARGS.impls:
+        return
     from kernels.neighborhood_attention import triton_impl as T
 
     x = inputs["x"]
@@ -354,6 +362,8 @@ def bench_na(F):
 
 def mrope_breakdown(wl, inputs, params):
     """Time ours' GEMMs and the attention stages separately (same launches as the default path)."""
+    if ARGS.impls:
+        return
     from kernels.mrope_attention import triton_impl as T
 
     x = inputs["x"]
@@ -458,6 +468,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--variants", action="store_true")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--impls", default="", help="only these implementations (comma list, e.g. torch-compile)")
     ap.add_argument("--budget-s", type=float, default=480)
     ap.add_argument("--target-ms", type=float, default=60)
     ap.add_argument("--min-reps", type=int, default=10)

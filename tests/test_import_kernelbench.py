@@ -252,3 +252,72 @@ def test_every_shared_timing_row_is_a_run_or_a_reported_skip(data_dir):
     assert report.runs + skipped == report.rows and skipped == 31
     catalog = load_catalog(data_dir, as_of=AS_OF)
     assert len(kernelbench_runs(catalog)) == report.runs
+
+
+# --------------------------------------------------------------------------------------------
+# Re-measured by the harness (harness.kernelbench_runner on a GPU, harness.kernelbench_runs here)
+
+H200_FACTS = {"name": "NVIDIA H200", "major": 9, "minor": 0, "memory_bytes": 150109880320, "cuda": "13.0",
+              "torch": "2.11.0+cu130", "python": "3.12.3", "os": "Ubuntu 24.04.3 LTS", "driver": "580.159.04"}
+MATMUL_FILE = "level1/1_Square_matrix_multiplication_.py"
+
+
+def _measurement(config: str, samples: list[int], **extra) -> dict:
+    return {"problem": MATMUL_FILE, "config": config, "status": "passed", "reference": "float64", "precision": [],
+            "max_abs": 0.004, "max_rel": 1e-5, "samples_ns": samples,
+            "host": {"hide_host_us": 250.0, "host_bound_samples": 0, "host_enqueue_us": 30.0},
+            "clocks": {}, "observed_at": "2026-11-29T05:20:00.000Z", "wall_s": 0.3, **extra}
+
+
+def _remeasure(data_dir: Path, tmp_path: Path, records: list[dict]) -> str:
+    from harness.kernelbench_runs import main as write_runs
+
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in records))
+    facts = tmp_path / "facts.json"
+    facts.write_text(json.dumps(H200_FACTS))
+    write_runs(["--problem-set", "1f8d20f", "--facts", str(facts), "--data", str(data_dir), str(results)])
+    return MATMUL
+
+
+def test_harness_remeasurements_become_runs_of_the_problems_own_kernel_and_implementations(data_dir, tmp_path):
+    import_kernelbench([FIXTURE / "timing"], data_dir)
+    other = dict(_measurement("eager", [100]), problem="level1/999_Not_published.py")
+    _remeasure(data_dir, tmp_path, [_measurement("eager", [3_000_000, 3_100_000, 2_900_000]),
+                                    _measurement("compile", [2_000_000, 2_000_000]), other])
+    catalog = load_catalog(data_dir)
+    ours = [run for run in catalog.runs.values() if run.spec.sourceNative.source == "kernelindex-harness"]
+    assert sorted(run.spec.implementation for run in ours) == [
+        f"pytorch-eager-{MATMUL}", f"torch-compile-default-{MATMUL}"]
+    published = next(run for run in kernelbench_runs(catalog) if run.spec.implementation == f"pytorch-eager-{MATMUL}"
+                     and run.spec.protocol == "kernelbench-timing-1f8d20f")
+    assert {run.spec.workload for run in ours} == {published.spec.workload}
+    eager = next(run for run in ours if "eager" in run.spec.implementation)
+    assert eager.spec.timing.latencyNs.median == 3_000_000 and eager.spec.timing.primaryStatistic == "median"
+    assert eager.metadata.labels["kernelbench_problem_set"] == "1f8d20f"
+    assert "float64" in eager.spec.correctness.notes and eager.spec.status == "passed"
+    before = snapshot(data_dir)
+    _remeasure(data_dir, tmp_path, [_measurement("eager", [3_000_000, 3_100_000, 2_900_000]),
+                                    _measurement("compile", [2_000_000, 2_000_000]), other])
+    assert snapshot(data_dir) == before  # re-running changes no byte
+
+
+def test_problem_page_shows_a_remeasurement_beside_kernelbench_and_compares_means(data_dir, tmp_path):
+    from site_builder.build import build_site
+
+    import_kernelbench([FIXTURE / "timing"], data_dir)
+    # eager: median 3.0 ms but mean 4.0 ms; the page must show the mean, as KernelBench's rows do
+    _remeasure(data_dir, tmp_path, [_measurement("eager", [3_000_000, 3_000_000, 6_000_000]),
+                                    _measurement("compile", [2_000_000, 2_000_000, 2_000_000])])
+    site = tmp_path / "site"
+    build_site(data_dir, site, as_of=AS_OF, cache=False)
+    page = BeautifulSoup((site / f"kernelbench/{MATMUL}.html").read_text(), "html.parser")
+    newest = page.select("table.kernelbench-gpus")[0]
+    rows = {row.select_one("td").get_text(" ", strip=True): [td.get_text(" ", strip=True) for td in row.select("td")[1:]]
+            for row in newest.select("tbody tr")}
+    ours = next(cells for label, cells in rows.items() if "re-measured" in label)
+    assert any("H100" in label for label in rows) and "H200" in next(label for label in rows if "re-measured" in label)
+    assert ours[0].startswith("4.00 ms mean") and "2.00× faster than eager" in ours[1]
+    mirror = json.loads((site / f"api/v1/kernelbench/{MATMUL}.json").read_text())
+    flags = sorted(row["remeasured"] for row in mirror["tables"][0]["rows"])
+    assert flags == [False, True] and mirror["tables"][0]["protocol"]["title"].startswith("KernelBench")

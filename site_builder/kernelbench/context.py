@@ -50,8 +50,22 @@ class KernelBenchContext:
         return implementation.metadata.labels.get("kernelbench_config") or implementation.metadata.title or run.implementation
 
     def problem_set(self, run: RunFacts) -> str:
+        """The run's own ``kernelbench_problem_set`` label (a re-measurement under another protocol,
+        e.g. the harness's), else its protocol's."""
+        labelled = self.factory.catalog.runs[run.name].metadata.labels.get("kernelbench_problem_set")
         protocol = self.factory.catalog.protocols[run.protocol]
-        return protocol.metadata.labels.get("kernelbench_problem_set") or run.protocol
+        return labelled or protocol.metadata.labels.get("kernelbench_problem_set") or run.protocol
+
+    def mean_ns(self, run: RunFacts) -> float:
+        """The run's mean latency: what KernelBench publishes, so every row compares like with like
+        (a run whose primary statistic is a median, the harness's, also records its mean)."""
+        timing = self.factory.catalog.runs[run.name].spec.timing
+        mean = timing.latencyNs.mean if timing and timing.latencyNs else None
+        return float(mean) if mean is not None else run.value
+
+    def remeasured(self, run: RunFacts) -> bool:
+        """Measured by KernelIndex's harness (checked against a float64 reference), not published by KernelBench."""
+        return self.factory.catalog.protocols[run.protocol].metadata.labels.get("kernelbench_problem_set") is None
 
     def gpu(self, run: RunFacts) -> tuple[tuple[int, str], str]:
         gpu = self.factory.board.gpus[run.environment]
@@ -109,6 +123,8 @@ def _speedups(context: KernelBenchContext) -> tuple[list[str], list[SpeedupRow]]
     newest: dict[tuple[str, str, str, str], RunFacts] = {}  # (set, environment, workload, mode) -> run
     for runs in context.runs.values():
         for run in runs:
+            if context.remeasured(run):
+                continue  # the table summarises KernelBench's published timings
             key = (context.problem_set(run), run.environment, run.workload, context.mode(run))
             if key not in newest or run.observed_at > newest[key].observed_at:
                 newest[key] = run
@@ -116,7 +132,7 @@ def _speedups(context: KernelBenchContext) -> tuple[list[str], list[SpeedupRow]]
     for (problem_set, environment, workload, mode), run in newest.items():
         eager = newest.get((problem_set, environment, workload, "eager"))
         if mode != "eager" and eager is not None:
-            ratios[(problem_set, environment)][mode].append(figures.speedup(eager.value, run.value))
+            ratios[(problem_set, environment)][mode].append(figures.speedup(context.mean_ns(eager), context.mean_ns(run)))
     modes = sorted({mode for by_mode in ratios.values() for mode in by_mode}, key=figures.config_rank)
     rows = []
     for (problem_set, environment), by_mode in ratios.items():
@@ -147,12 +163,12 @@ def problem_page(context: KernelBenchContext, name: str) -> KernelBenchProblemPa
     operation = context.operations[name]
     labels = operation.metadata.labels
     runs = context.runs[name]
-    by_set: dict[str, list[RunFacts]] = defaultdict(list)
+    by_set: dict[tuple[str, str], list[RunFacts]] = defaultdict(list)
     for run in runs:
-        by_set[(context.problem_set(run), run.protocol, run.workload)].append(run)
+        by_set[(context.problem_set(run), run.workload)].append(run)
     order = _set_order(context)
-    tables = [_table(context, problem_set, protocol, workload, set_runs)
-              for (problem_set, protocol, workload), set_runs in
+    tables = [_table(context, problem_set, workload, set_runs)
+              for (problem_set, workload), set_runs in
               sorted(by_set.items(), key=lambda item: (-order.get(item[0][0], 0), item[0]))]
     file = labels.get("kernelbench_file", "")
     revisions = [Link(title=other.metadata.title or other_name, url=problem_url(other_name))
@@ -176,19 +192,20 @@ def problem_page(context: KernelBenchContext, name: str) -> KernelBenchProblemPa
     )
 
 
-def _table(context: KernelBenchContext, problem_set: str, protocol: str, workload: str,
-           runs: list[RunFacts]) -> ProblemSetTable:
+def _table(context: KernelBenchContext, problem_set: str, workload: str, runs: list[RunFacts]) -> ProblemSetTable:
+    """One row per GPU and protocol: KernelBench's published timings, and beside them any
+    re-measurement of the same problem set (the harness's, on GPUs KernelBench did not time)."""
     factory = context.factory
-    cells: dict[tuple[str, str], list[RunFacts]] = defaultdict(list)
+    cells: dict[tuple[str, str, str], list[RunFacts]] = defaultdict(list)
     for run in runs:
-        cells[(run.environment, context.mode(run))].append(run)
-    modes = sorted({mode for _, mode in cells}, key=figures.config_rank)
-    environments = sorted({environment for environment, _ in cells},
-                          key=lambda environment: context.gpu(next(r for r in runs if r.environment == environment)))
+        cells[(run.environment, run.protocol, context.mode(run))].append(run)
+    modes = sorted({mode for _, _, mode in cells}, key=figures.config_rank)
+    sample = {(environment, protocol): next(r for r in runs if (r.environment, r.protocol) == (environment, protocol))
+              for environment, protocol, _ in cells}
     rows = []
-    for environment in environments:
-        newest = {mode: max(cells[(environment, mode)], key=lambda r: (r.observed_at, r.name))
-                  for mode in modes if (environment, mode) in cells}
+    for environment, protocol in sorted(sample, key=lambda key: (context.gpu(sample[key]), key[1])):
+        newest = {mode: max(cells[(environment, protocol, mode)], key=lambda r: (r.observed_at, r.name))
+                  for mode in modes if (environment, protocol, mode) in cells}
         eager = newest.get("eager")
         row_cells = []
         for mode in modes:
@@ -197,17 +214,22 @@ def _table(context: KernelBenchContext, problem_set: str, protocol: str, workloa
                 row_cells.append(Cell(mode=mode, run=None, mean_ns=None, minimum_ns=None, maximum_ns=None, others=0,
                                       speedup=None))
                 continue
-            latency = factory.catalog.runs[run.name].spec.timing.latencyNs if factory.catalog.runs[run.name].spec.timing else None
+            timing = factory.catalog.runs[run.name].spec.timing
+            latency = timing.latencyNs if timing else None
             row_cells.append(Cell(
-                mode=mode, run=Link(title=run.name, url=urls.run(run.name)), mean_ns=run.value,
+                mode=mode, run=Link(title=run.name, url=urls.run(run.name)), mean_ns=context.mean_ns(run),
                 minimum_ns=float(latency.minimum) if latency and latency.minimum is not None else None,
                 maximum_ns=float(latency.maximum) if latency and latency.maximum is not None else None,
-                others=len(cells[(environment, mode)]) - 1,
-                speedup=figures.speedup(eager.value, run.value) if eager is not None and mode != "eager" else None,
+                others=len(cells[(environment, protocol, mode)]) - 1,
+                speedup=(figures.speedup(context.mean_ns(eager), context.mean_ns(run))
+                         if eager is not None and mode != "eager" else None),
             ))
-        _, label = context.gpu(next(r for r in runs if r.environment == environment))
-        rows.append(GpuRow(gpu=label, environment=factory.environment_link(environment), cells=row_cells))
-    return ProblemSetTable(problem_set=problem_set, protocol=factory.protocol_link(protocol),
+        _, label = context.gpu(sample[(environment, protocol)])
+        rows.append(GpuRow(gpu=label, environment=factory.environment_link(environment),
+                           protocol=factory.protocol_link(protocol), remeasured=context.remeasured(sample[(environment, protocol)]),
+                           cells=row_cells))
+    published = sorted({run.protocol for run in runs if not context.remeasured(run)}) or sorted({run.protocol for run in runs})
+    return ProblemSetTable(problem_set=problem_set, protocol=factory.protocol_link(published[0]),
                            workload=factory.workload_link(workload), modes=modes, rows=rows)
 
 

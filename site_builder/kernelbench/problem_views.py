@@ -67,7 +67,8 @@ class KernelBenchPage(Page):
 class Cell(View):
     mode: str
     run: Link | None = Field(description="the newest run of this configuration here; null when none")
-    mean_ns: float | None = Field(description="its mean latency (KernelBench publishes means, not medians)")
+    mean_ns: float | None = Field(description="its mean latency (KernelBench publishes means, not medians; a "
+                                              "re-measurement's mean too, so a row compares with the others)")
     minimum_ns: float | None
     maximum_ns: float | None
     others: int = Field(description="older runs of the same configuration in this group, not shown")
@@ -77,12 +78,15 @@ class Cell(View):
 class GpuRow(View):
     gpu: str
     environment: Link
+    protocol: Link = Field(description="how this row was measured")
+    remeasured: bool = Field(description="measured by KernelIndex's harness (outputs checked against float64), "
+                                         "not published by KernelBench")
     cells: list[Cell]
 
 
 class ProblemSetTable(View):
     problem_set: str
-    protocol: Link
+    protocol: Link = Field(description="KernelBench's timing protocol of this problem set")
     workload: Link
     modes: list[str]
     rows: list[GpuRow]
