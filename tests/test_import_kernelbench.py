@@ -321,3 +321,8 @@ def test_problem_page_shows_a_remeasurement_beside_kernelbench_and_compares_mean
     mirror = json.loads((site / f"api/v1/kernelbench/{MATMUL}.json").read_text())
     flags = sorted(row["remeasured"] for row in mirror["tables"][0]["rows"])
     assert flags == [False, True] and mirror["tables"][0]["protocol"]["title"].startswith("KernelBench")
+    index = json.loads((site / "api/v1/kernelbench/index.json").read_text())
+    remeasured = [row for row in index["speedups"] if row["remeasured"]]
+    assert len(remeasured) == 1 and remeasured[0]["problemSet"] == "1f8d20f"
+    cell = next(c for c in remeasured[0]["cells"] if c["mode"] == "default")
+    assert cell["problems"] == 1 and abs(cell["geomean"] - 2.0) < 1e-9  # means: 4.0 ms eager, 2.0 ms compiled

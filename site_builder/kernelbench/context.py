@@ -118,34 +118,35 @@ def index_page(context: KernelBenchContext) -> KernelBenchPage:
 
 
 def _speedups(context: KernelBenchContext) -> tuple[list[str], list[SpeedupRow]]:
-    """Per (problem set, GPU environment): the geometric mean over problems of eager / compiled,
-    each configuration's newest run per workload (the value a problem page shows)."""
-    newest: dict[tuple[str, str, str, str], RunFacts] = {}  # (set, environment, workload, mode) -> run
+    """Per (problem set, GPU environment, published or re-measured): the geometric mean over problems
+    of eager / compiled means, each configuration's newest run per workload (the value a problem
+    page shows). Published and re-measured runs never share a row: their protocols differ."""
+    Row = tuple[str, str, bool]  # (problem set, environment, re-measured)
+    newest: dict[tuple[Row, str, str], RunFacts] = {}  # (row, workload, mode) -> run
     for runs in context.runs.values():
         for run in runs:
-            if context.remeasured(run):
-                continue  # the table summarises KernelBench's published timings
-            key = (context.problem_set(run), run.environment, run.workload, context.mode(run))
+            key = ((context.problem_set(run), run.environment, context.remeasured(run)), run.workload, context.mode(run))
             if key not in newest or run.observed_at > newest[key].observed_at:
                 newest[key] = run
-    ratios: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for (problem_set, environment, workload, mode), run in newest.items():
-        eager = newest.get((problem_set, environment, workload, "eager"))
+    ratios: dict[Row, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for (row, workload, mode), run in newest.items():
+        eager = newest.get((row, workload, "eager"))
         if mode != "eager" and eager is not None:
-            ratios[(problem_set, environment)][mode].append(figures.speedup(context.mean_ns(eager), context.mean_ns(run)))
+            ratios[row][mode].append(figures.speedup(context.mean_ns(eager), context.mean_ns(run)))
     modes = sorted({mode for by_mode in ratios.values() for mode in by_mode}, key=figures.config_rank)
     rows = []
-    for (problem_set, environment), by_mode in ratios.items():
-        any_run = next(run for (s, e, _, _), run in newest.items() if s == problem_set and e == environment)
+    for (problem_set, environment, remeasured), by_mode in ratios.items():
+        any_run = next(run for (row, _, _), run in newest.items() if row == (problem_set, environment, remeasured))
         rank, label = context.gpu(any_run)
         cells = [SpeedupCell(mode=mode, geomean=figures.geometric_mean(by_mode.get(mode, [])),
                              problems=len(by_mode.get(mode, [])), faster=sum(1 for r in by_mode.get(mode, []) if r > 1))
                  for mode in modes]
-        rows.append((problem_set, rank, SpeedupRow(gpu=label, environment=context.factory.environment_link(environment),
-                                                   problem_set=problem_set, cells=cells)))
+        rows.append((problem_set, rank, remeasured, SpeedupRow(
+            gpu=label, environment=context.factory.environment_link(environment), problem_set=problem_set,
+            remeasured=remeasured, cells=cells)))
     order = _set_order(context)
-    rows.sort(key=lambda item: (order.get(item[0], 0), item[1]))
-    return modes, [row for _, _, row in rows]
+    rows.sort(key=lambda item: (order.get(item[0], 0), item[1], item[2]))
+    return modes, [row for *_, row in rows]
 
 
 def _set_order(context: KernelBenchContext) -> dict[str, int]:

@@ -51,6 +51,7 @@ class SpeedupRow(View):
     gpu: str
     environment: Link
     problem_set: str
+    remeasured: bool = Field(description="from KernelIndex's re-measurement, not KernelBench's published timings")
     cells: list[SpeedupCell]
 
 

@@ -110,8 +110,9 @@ def builtin_gpus() -> tuple[list[Gpu], dict[str, dict]]:
 def checkout_gpus(data_dir: Path) -> tuple[list[Gpu], list[Path]]:
     """Datasheets from a real data folder, with the files to copy; empty when there are none usable.
 
-    A datasheet is used only if it validates and every source it cites validates too, so a
-    half-written file in the checkout cannot make the synthetic repository invalid.
+    A datasheet is used only if it validates, every source it cites validates too (so a
+    half-written file in the checkout cannot make the synthetic repository invalid) and it lists
+    at least one peak rate (some, like the A10G's, cite a bandwidth only).
     """
     from ..load import load_file
 
@@ -128,8 +129,8 @@ def checkout_gpus(data_dir: Path) -> tuple[list[Gpu], list[Path]]:
             continue
         spec = document.model.spec
         cites = {spec.bandwidthGBps.cite.source} | {rate.cite.source for rate in spec.peakTflops.values()}
-        if not cites <= set(sources):
-            continue
+        if not cites <= set(sources) or not spec.peakTflops:
+            continue  # compute-bound runs are drawn against a peak: a bandwidth-only datasheet cannot serve
         match = spec.matches[0]
         released, weight, short = _lifetime(f"{document.name} {match.product} {match.formFactor or ''}", spec.priority)
         gpus.append(Gpu(document.name, spec.vendor, match.product, match.formFactor, spec.architecture,

@@ -89,7 +89,7 @@ def _axis_value(spec: str, model: Model) -> int:
     return getattr(model, spec.split(":", 1)[1])
 
 
-def _kernel_document(name: str, family: Family, model: Model, headline: str) -> dict:
+def _kernel_document(name: str, family: Family, model: Model, headline: str, generation: int = 0) -> dict:
     axes: dict[str, dict] = {}
     for axis, spec in family.axes.items():
         if spec == "var":
@@ -119,8 +119,11 @@ def _kernel_document(name: str, family: Family, model: Model, headline: str) -> 
         "outputs": arguments(family.outputs),
         # Each (family, model) is its own kernel here: where no axis is a model constant, only the
         # expression tells two models' kernels apart, and two kernels never share a canonical spec.
-        "semantics": {"expression": f"{family.semantics} (at the shapes of {model.slug})", "mutation": "none",
-                      "determinism": "deterministic"},
+        # A later generation of the same (family, model) (large repositories cycle through the
+        # pairs again) says which it is, for the same reason.
+        "semantics": {"expression": f"{family.semantics} (at the shapes of {model.slug})"
+                                    + (f", generation {generation + 1}" if generation else ""),
+                      "mutation": "none", "determinism": "deterministic"},
     }
     return envelope("OperationSpec", metadata, spec)
 
@@ -376,7 +379,7 @@ def build_world(rng: random.Random, runs: int, gpus: list[Gpu]) -> World:
         name = f"{family.slug.replace('_', '-')}-{model.slug}" + (f"-g{generation + 1}" if generation else "")
         workloads = _workloads(rng, name, family, model)
         headline = workloads[len(workloads) // 2].name
-        kernel = Kernel(name, family, model, _kernel_document(name, family, model, headline), workloads)
+        kernel = Kernel(name, family, model, _kernel_document(name, family, model, headline, generation), workloads)
         if rng.random() < 0.25:
             kernel.workloads.append(_suite(name, workloads))
         # The eager baseline is always there; a handful of others compete against it.

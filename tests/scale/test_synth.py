@@ -89,3 +89,31 @@ def test_cli_writes_a_repository(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["synth", "--runs", "50", "--out", str(out), "--seed", "3", "--builtin-hardware"])
     assert result.exit_code == 0, result.output
     assert len(list((out / "runs").rglob("*.yaml"))) == 50
+
+
+def test_a_large_repository_never_writes_two_kernels_with_one_spec() -> None:
+    """Past one kernel per (family, model) pair (about 72,000 runs) the pairs come round again as
+    later generations; each must still be a kernel of its own, or validate rejects the duplicate."""
+    import random
+
+    from site_builder.synth.hardware import builtin_gpus
+    from site_builder.synth.world import build_world
+
+    kernels = build_world(random.Random(0), 100_000, builtin_gpus()[0]).kernels
+    assert any(kernel.name.endswith("-g2") for kernel in kernels)
+    expressions = [kernel.document["spec"]["semantics"]["expression"] for kernel in kernels]
+    assert len(set(expressions)) == len(expressions)
+
+
+def test_the_checkout_s_datasheets_serve_as_gpus_when_they_list_peaks(tmp_path: Path) -> None:
+    """Without --builtin-hardware, synth draws GPUs from data/hardware: a bandwidth-only datasheet
+    (the bundled A10G's) is left out rather than stopping the run."""
+    from site_builder.synth.hardware import checkout_gpus
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    gpus, _ = checkout_gpus(data)
+    assert gpus and all(gpu.peaks for gpu in gpus)
+    out = tmp_path / "checkout"
+    result = CliRunner().invoke(main, ["synth", "--runs", "300", "--out", str(out), "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert len(list((out / "runs").rglob("*.yaml"))) == 300
