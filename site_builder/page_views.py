@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from .derive.floors import memory_floor_ns
+
 # 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
 # of embedding them (``SharedDocument`` says why).
 MIRROR_VERSION = "2.0.0"
@@ -116,6 +118,13 @@ class FloorView(View):
     excluded: list[str] = Field(default_factory=list,
                                 description="inputs the truthful floor leaves out: the kernel need not read them in full")
     note: str | None = Field(default=None, description="what this group's floor leaves out, and why (a backward pass)")
+
+    @property
+    def headroom_v1_unrounded_ns(self) -> float | None:
+        """headroom-v1's bytes over the bandwidth, unrounded (pages print it: the published whole
+        nanoseconds read "0 ns" for a tiny workload); None when it counts no input. Not in the
+        mirror, which keeps the published ``headroom_v1.ns``."""
+        return memory_floor_ns(self.headroom_v1.bytes, self.bandwidth_gbps) if self.headroom_v1.bytes else None
 
 
 class SharedDocument(View):
