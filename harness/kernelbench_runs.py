@@ -109,8 +109,8 @@ def run_body(record: dict, target: dict, environment: str, problem_set: str, gpu
     modes = sorted(record.get("precision") or [])
     precision: dict[str, Any] = {"reducedModes": modes}
     if modes:
-        precision["notes"] = ("cuDNN convolutions and recurrent layers may use TF32: torch's default "
-                              "(torch.backends.cudnn.allow_tf32 = True), as KernelBench's baseline timings run them.")
+        precision["notes"] = ("cuDNN convolutions and recurrent layers may use TF32, which torch allows by "
+                              "default (torch.backends.cudnn.allow_tf32), as KernelBench's baseline timings run them.")
     spec["precision"] = precision
     spec["observedAt"] = record["observed_at"]
     mode = "torch.compile · inductor default" if config == "compile" else "PyTorch eager"
