@@ -171,6 +171,16 @@ def test_quick_path_never_accepts_what_fmt_would_change():
     assert not quick_canonical(text, RUN_PATH) and fmt(text) == text
 
 
+def test_the_quick_path_reads_the_values_the_formatter_means():
+    """The quick path parses with the event loader (``fastyaml``); it must see what ``load_plain``
+    sees, timestamps kept as the text written included."""
+    from site_builder.canonical_yaml import _load_plain_fast
+
+    body = HAND_WRITTEN.split("\n", 1)[1] + "  samples: [1, 2.5, -3, 1e3, .inf, ~, yes, 'no']\n"
+    assert _load_plain_fast(body) == load_plain(body)
+    assert isinstance(_load_plain_fast(body)["spec"]["observedAt"], str)
+
+
 _words = st.text(alphabet=string.ascii_letters + string.digits + " -_./:#,'\"[]{}µ×·@!&*|>%`?", min_size=0, max_size=24)
 _scalars = st.one_of(_words, st.integers(-10**12, 10**12), st.booleans(),
                      st.floats(allow_nan=False, allow_infinity=False, width=32), st.sampled_from(["yes", "No", "null", "~", "2025-01-01"]))
