@@ -19,18 +19,18 @@ from typing import Any
 
 from .datarepo import DataIndex, read_data
 from .environment import environment_file, environment_labels, environment_name, environment_spec
-from .plan import HARNESS_SOURCE, PROTOCOL_BASE
-from .run_yaml import dump, load_file, write_if_changed
-from .plan import TimingOptions
-from .runfiles import API_VERSION, STATISTICS, _clock_metrics, _host_metrics, protocol_file, run_path
-from .stats import summary_ns
+from .plan import HARNESS_SOURCE, PROTOCOL_BASE, TimingOptions
+from .run_yaml import dump, load_text, write_if_changed
+from .runfiles import API_VERSION, _clock_metrics, _host_metrics, _timing, protocol_file, run_path
 
 CONFIG_LABEL = {"eager": "eager", "compile": "default"}  # the implementation's kernelbench_config label
 CONFIG_SLUG = {"eager": "eager", "compile": "compile-default"}
 HEADER = ("Measured by `python -m harness.kernelbench_runner` on a GPU, written by `python -m harness.kernelbench_runs`.\n"
           "Re-running the same measurement rewrites this file.")
-RULE = ("Against the same model run in float64 on the GPU (parameters, buffers and floating inputs cast, TF32 "
-        "off), with KernelBench's tolerance: torch.allclose(out, ref, atol=0.01, rtol=0.01)")
+# How the reference was computed (the runner's ``reference``), in the correctness notes.
+REFERENCES = {"float64": "in float64 on the GPU (parameters, buffers and floating inputs cast, TF32 off)",
+              "float32, TF32 off": "in float32 with TF32 off (it has no float64 kernel)"}
+RULE = "Against the same model run {reference}, with KernelBench's tolerance: torch.allclose(out, ref, atol=0.01, rtol=0.01)"
 
 
 class Unresolved(Exception):
@@ -43,9 +43,10 @@ def problem_targets(index: DataIndex, data: Path, problem_set: str) -> dict[str,
     targets: dict[str, dict[str, str]] = {}
     wanted_protocol = f"kernelbench-timing-{problem_set}"
     for path in sorted((data / "runs" / "kernelbench").rglob("*.yaml")):
-        if f"protocol: {wanted_protocol}\n" not in path.read_text(encoding="utf-8"):
+        text = path.read_text(encoding="utf-8")
+        if f"protocol: {wanted_protocol}\n" not in text:
             continue  # most of KernelBench's runs are of other sets: skip parsing them
-        body = load_file(path)
+        body = load_text(text)
         spec = body.get("spec") or {}
         if spec.get("protocol") != wanted_protocol:
             continue
@@ -81,9 +82,7 @@ def run_body(record: dict, target: dict, environment: str, problem_set: str, gpu
     samples = record.get("samples_ns")
     metrics: dict[str, float] = {}
     if samples:
-        stats = summary_ns(samples)
-        spec["timing"] = {"primaryStatistic": "median", "latencyNs": {key: stats[key] for key in STATISTICS},
-                          "samples": stats["count"]}
+        spec["timing"], _ = _timing(samples)
     metrics.update(_clock_metrics(record.get("clocks") or {}))
     metrics.update(_host_metrics(record.get("host")))
     spec["sourceNative"] = {
@@ -97,9 +96,7 @@ def run_body(record: dict, target: dict, environment: str, problem_set: str, gpu
         correctness["maximumAbsoluteError"] = float(record["max_abs"])
     if record.get("max_rel") is not None:
         correctness["maximumRelativeError"] = float(record["max_rel"])
-    notes = [RULE if record.get("reference", "float64") == "float64" else
-             RULE.replace("in float64 on the GPU (parameters, buffers and floating inputs cast, TF32 off)",
-                          "in float32 with TF32 off (it has no float64 kernel)")]
+    notes = [RULE.format(reference=REFERENCES[record.get("reference", "float64")])]
     if record.get("note"):
         notes.append(record["note"])
     correctness["notes"] = " ".join(note if note.endswith(".") else note + "." for note in notes)
