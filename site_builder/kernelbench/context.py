@@ -133,11 +133,11 @@ def _speedups(context: KernelBenchContext) -> tuple[list[str], list[SpeedupRow]]
         eager = newest.get((row, workload, "eager"))
         if mode != "eager" and eager is not None:
             ratios[row][mode].append(figures.speedup(context.mean_ns(eager), context.mean_ns(run)))
+    a_run = {row: run for (row, _, _), run in newest.items()}  # any one run of each row names its GPU
     modes = sorted({mode for by_mode in ratios.values() for mode in by_mode}, key=figures.config_rank)
     rows = []
     for (problem_set, environment, remeasured), by_mode in ratios.items():
-        any_run = next(run for (row, _, _), run in newest.items() if row == (problem_set, environment, remeasured))
-        rank, label = context.gpu(any_run)
+        rank, label = context.gpu(a_run[(problem_set, environment, remeasured)])
         cells = [SpeedupCell(mode=mode, geomean=figures.geometric_mean(by_mode.get(mode, [])),
                              problems=len(by_mode.get(mode, [])), faster=sum(1 for r in by_mode.get(mode, []) if r > 1))
                  for mode in modes]
