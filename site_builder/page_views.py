@@ -457,8 +457,8 @@ class AttestationView(View):
 
 
 class Citation(View):
-    permalink: str
-    digest: str
+    """How to cite the run; its permalink and digest are the page's ``html`` and ``details.digest``."""
+
     accessed: date
     text: str
 
@@ -793,11 +793,21 @@ class GapView(View):
     hardware: Link
 
 
+class GroupLink(Link):
+    """A comparison group as a list names it: its key, label (``title``) and page."""
+
+    key: str
+
+
 class ChallengeRow(View):
+    """A group a challenge list names, with its record (the group's page and mirror have the rest:
+    lists of challenges run to thousands of rows)."""
+
     kind: str
     operation: Link
     workload: Link
-    cohort: CohortSummary
+    cohort: GroupLink
+    record: RunRef | None = Field(description="the group's #1")
 
 
 class CoverageCell(View):

@@ -23,7 +23,7 @@ from ..discover.state import Discovery, discovery
 from ..discover.finding_views import (
     CompareFieldHelp, ComparePage, FacetHelp, FamilyCoverage, FamilyEntry, FilterLink, GpuEntry, GpuPage, GpuSummary,
     GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
-    RecordRun, RecordsPage, SearchPage,
+    BrokenRecord, RecordRun, RecordsPage, SearchPage,
 )
 from ..incremental.page_signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
@@ -99,11 +99,14 @@ class DiscoverContext:
             implementation = self.factory.implementation(run.implementation)
             found = self._record_runs[run.name] = unchecked(
                 RecordRun,
-                run=run.name, url=urls.run(run.name), value=as_float(run.value), unit=run.unit, statistic=run.statistic,
+                run=run.name, value=as_float(run.value), unit=run.unit, url=urls.run(run.name), statistic=run.statistic,
                 implementation=self._implementation_link(run.implementation), baseline=implementation.baseline,
-                evidence=run.evidence, source=implementation.source_url is not None, license=implementation.license,
-                observed_at=run.observed_at)
+                evidence=run.evidence, source=implementation.source_url is not None, observed_at=run.observed_at)
         return found
+
+    @staticmethod
+    def _broken_record(run: RunFacts) -> BrokenRecord:
+        return unchecked(BrokenRecord, run=run.name, value=as_float(run.value), unit=run.unit)
 
     @per_key
     def _implementation_link(self, name: str) -> Link:
@@ -122,10 +125,10 @@ class DiscoverContext:
             factory = self.factory
             found = self._record_rows[key] = unchecked(
                 RecordRow,
-                operation=factory.operation_link(cohort.operation), workload=factory.workload_link(cohort.workload),
+                operation=factory.operation_link(cohort.operation).title, workload=factory.workload_link(cohort.workload).title,
                 cohort=factory.cohort_link(cohort), gpu=entry.group.gpu,
                 gpu_label=self.found.gpu_by_slug[entry.group.gpu].label, row=self.record_run(entry.run),
-                previous=self.record_run(entry.previous) if entry.previous else None, improvement=entry.improvement,
+                previous=self._broken_record(entry.previous) if entry.previous else None, improvement=entry.improvement,
                 set_at=entry.set_at, current=entry.current, group_size=len(cohort.rows))
         return found
 

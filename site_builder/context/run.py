@@ -70,7 +70,7 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         supersedes=Link(title=facts.supersedes, url=urls.run(facts.supersedes)) if facts.supersedes else None,
         cite=unchecked(
             Citation,
-            permalink=html, digest=entity.digest, accessed=board.as_of,
+            accessed=board.as_of,
             text=(f"KernelIndex, {implementation.title} · {operation.title} · {workload.label}: "
                   f"{measure(facts.value, facts.unit)} {facts.statistic or ''} on {cohort.gpu.label}, observed "
                   f"{day(facts.observed_at)}. Run {entity.digest}. Accessed {board.as_of.isoformat()}."),

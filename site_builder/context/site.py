@@ -14,7 +14,8 @@ from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
 from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
-    ChallengeRow, ChallengesPage, Choice, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, IndexPage, KernelSummary, Link,
+    ChallengeRow, ChallengesPage, Choice, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, GroupLink, IndexPage,
+    KernelSummary, Link,
     MethodologyPage,
 )
 from ..discover.gpus import slugify
@@ -243,7 +244,9 @@ def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> Challenge
     what ``page_signatures.RowSignatures.group`` hashes of each group it shows."""
     # Unchecked: views already checked, made by the ten thousand on the full lists.
     return unchecked(ChallengeRow, kind=kind, operation=factory.operation_link(cohort.operation),
-                     workload=factory.workload_link(cohort.workload), cohort=factory.cohort_summary(cohort))
+                     workload=factory.workload_link(cohort.workload),
+                     cohort=unchecked(GroupLink, title=cohort.label, url=urls.group(cohort.key), key=cohort.key),
+                     record=factory.leader_ref(cohort))
 
 
 def _coverage(factory: ViewFactory) -> dict:

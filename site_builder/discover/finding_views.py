@@ -66,32 +66,38 @@ class SearchPage(Page):
 # Records ledger
 
 
-class RecordRun(View):
-    """A run as the ledger lists it (the run's own mirror has the rest)."""
+class BrokenRecord(View):
+    """The record a ledger row's run broke: its run and value (the run's own mirror has the rest)."""
 
     run: str
-    url: str
     value: float
     unit: str | None
+
+
+class RecordRun(BrokenRecord):
+    """A run as the ledger lists it (the run's own mirror has the rest)."""
+
+    url: str
     statistic: str | None
     implementation: Link
     baseline: bool
     evidence: Literal["reported", "reproducible", "verified", "replicated"]
     source: bool = Field(description="the implementation publishes its source")
-    license: str | None
     observed_at: datetime
 
 
 class RecordRow(View):
-    """A record: the current holder of a group (view "current") or one record break ("history")."""
+    """A record: the current holder of a group (view "current") or one record break ("history").
+    Each record is on several ledger pages, so a row names its kernel and workload by title and
+    links its group (whose page and mirror link both) rather than repeat their links."""
 
-    operation: Link
-    workload: Link
+    operation: str = Field(description="the kernel's title")
+    workload: str = Field(description="the workload's title")
     cohort: Link
     gpu: str = Field(description="the GPU's slug (gpus/<slug>.html)")
     gpu_label: str
     row: RecordRun = Field(description="the holder (current) or the run that set the record (history)")
-    previous: RecordRun | None = Field(description="the record it broke")
+    previous: BrokenRecord | None = Field(description="the record it broke")
     improvement: float | None = Field(description="fraction of the previous record's time saved")
     set_at: datetime = Field(description="when the record was set (the observation of the run that set it)")
     current: bool = Field(description="whether it is still the group's record")

@@ -83,7 +83,7 @@ def test_challenge_lists_are_capped_and_complete_in_their_pages(site: Path):
         assert all(len(page["groups"][kind]) <= LIST_LIMIT for page in pages)
         assert len(rows) == len(set(rows)) == total
         # The most recently observed holder first, then by group.
-        holders = [(datetime.fromisoformat(row["cohort"]["leader"]["observedAt"]), row["cohort"]["key"])
+        holders = [(datetime.fromisoformat(row["record"]["observedAt"]), row["cohort"]["key"])
                    for page in pages for row in page["groups"][kind]]
         assert holders == sorted(holders, key=lambda holder: (-holder[0].timestamp(), holder[1]))
         assert [row["cohort"]["key"] for row in overview["groups"][kind]] == rows[:LIST_LIMIT]

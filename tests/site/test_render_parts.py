@@ -108,7 +108,7 @@ def test_mirror_json_is_model_dump_then_json_dumps_for_every_bundled_page(bundle
 def test_mirror_json_of_values_pydantic_writes_its_own_way():
     # model_construct keeps what it is given: an int in a float field is still written as a float.
     constructed = MeasurementView.model_construct(metric="latency", statistic="mean", unit="ns", value=5)
-    nested = Citation.model_construct(permalink="runs/x.html", digest="sha256:ab", accessed=date(2026, 1, 2),
+    nested = Citation.model_construct(accessed=date(2026, 1, 2),
                                       text='quote " and \\ and ü and \n')
     cases = [
         constructed, nested, Link(title="<a & b>", url="x.html"),
@@ -117,7 +117,7 @@ def test_mirror_json_of_values_pydantic_writes_its_own_way():
         TruthfulFloor(ns=math.inf, bytes=1, memory_ns=1.0, arithmetic_ns=None, flops=None, flops_dtype=None,
                       peak_tflops=None, bound="memory", times_above=math.nan),
         # A date field holding a datetime, and a field holding a type the fast path does not know.
-        Citation.model_construct(permalink="p", digest="d", accessed=datetime(2026, 1, 2, 3, tzinfo=timezone.utc),
+        Citation.model_construct(accessed=datetime(2026, 1, 2, 3, tzinfo=timezone.utc),
                                  text="t"),
         Link.model_construct(title=b"bytes", url="u"),
         # Date-times as pydantic writes them: Z for UTC (with or without microseconds), else the offset.
@@ -244,15 +244,16 @@ def test_shared_parts_are_rendered_once_per_depth():
 # -- Ledger rows rendered once and spliced into each page (spliced.py) ------------------------------
 
 def _ledger_row(title: str, run_url: str, current: bool):
-    from site_builder.discover.finding_views import RecordRow, RecordRun
+    from site_builder.discover.finding_views import BrokenRecord, RecordRow, RecordRun
 
     run = RecordRun.model_construct(
-        run="r1", url=run_url, value=1234.5, unit="ns", statistic="median",
+        run="r1", value=1234.5, unit="ns", url=run_url, statistic="median",
         implementation=Link(title=title, url=urls.implementation("impl")), baseline=True, evidence="verified",
-        source=True, license="MIT", observed_at=datetime(2026, 1, 2, 3, tzinfo=timezone.utc))
+        source=True, observed_at=datetime(2026, 1, 2, 3, tzinfo=timezone.utc))
     return RecordRow.model_construct(
-        operation=Link(title=title, url=urls.kernel("op")), workload=Link(title="seq = 1 · bf16", url="kernels/op/w.html"),
-        cohort=Link(title=title, url=urls.group("g")), gpu="h100", gpu_label="H100", row=run, previous=run,
+        operation=title, workload="seq = 1 · bf16",
+        cohort=Link(title=title, url=urls.group("g")), gpu="h100", gpu_label="H100", row=run,
+        previous=BrokenRecord.model_construct(run="r0", value=1240.0, unit="ns"),
         improvement=0.004, set_at=run.observed_at, current=current, group_size=3)
 
 

@@ -16,7 +16,8 @@ from site_builder.discover.finding_views import RecordRow, RecordRun
 from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.page_views import (
-    Availability, ChallengeRow, CohortSummary, EvidenceRow, HeadroomV1, ImplementationRef, ImplementationView, Link, RowView,
+    Availability, ChallengeRow, CohortSummary, EvidenceRow, GroupLink, HeadroomV1, ImplementationRef, ImplementationView, Link,
+    RowView,
     RunRef, View,
 )
 from tests.bundled import bundled_data
@@ -33,10 +34,11 @@ ROW = RowView(run="r", url=urls.run("r"), digest="sha256:0", rank=1, value=12.5,
               reasons=[])
 LEADER = RunRef(run="r", url=urls.run("r"), digest="sha256:0", value=12.5, unit="ns", observed_at=WHEN,
                 implementation=ImplementationRef(name="i", title="I", url=urls.implementation("i"), project="p", baseline=False))
+GROUP = GroupLink(title="H100", url=urls.group("g"), key="sha256:g")
 SUMMARY = CohortSummary(key="g", label="H100", url=urls.group("g"), gpu="H100", hardware=None, environment=LINK,
                         protocol=LINK, metric=None, ranked=1, runs=1, leader=LEADER, last_observed=WHEN)
-RUN = dict(run="r", url=urls.run("r"), value=12.5, unit="ns", statistic="median", implementation=LINK, baseline=True,
-           evidence="verified", source=False, license=None, observed_at=WHEN)
+RUN = dict(run="r", value=12.5, unit="ns", url=urls.run("r"), statistic="median", implementation=LINK, baseline=True,
+           evidence="verified", source=False, observed_at=WHEN)
 
 
 def _same(cls, **fields):
@@ -51,9 +53,9 @@ def _same(cls, **fields):
 
 def test_unchecked_views_equal_the_checked_ones():
     run = _same(RecordRun, **RUN)
-    _same(RecordRow, operation=LINK, workload=LINK, cohort=LINK, gpu="h100", gpu_label="H100", row=run, previous=None,
+    _same(RecordRow, operation="op", workload="w", cohort=LINK, gpu="h100", gpu_label="H100", row=run, previous=None,
           improvement=0.25, set_at=WHEN, current=True, group_size=2)
-    _same(ChallengeRow, kind="single", operation=LINK, workload=LINK, cohort=SUMMARY)
+    _same(ChallengeRow, kind="single", operation=LINK, workload=LINK, cohort=GROUP, record=None)
     _same(EvidenceRow, operation=LINK, workload=LINK, cohort=LINK, gpu="H100", row=ROW, group_size=3)
 
 
