@@ -396,7 +396,10 @@ class KernelPage(Page):
     last_observed: datetime | None
     headline_workload: str | None
     workload: WorkloadView | None = Field(description="the workload shown; null for a declared kernel with no workloads yet")
-    workloads: list[WorkloadLink]
+    workloads: list[WorkloadLink] = Field(description="the kernel's workloads: all of them on the kernel's own page, a "
+                                                      "window around the selected one on a workload's page")
+    workload_count: int = Field(default=0, description="how many workloads the kernel has")
+    workloads_first: int = Field(default=0, description="the position (from 0) of the first listed in the kernel's order")
     headline: HeadlineView | None
     records_by_gpu: list[GpuRecord] = Field(default_factory=list, description="per GPU, its first latency group's leader")
     cohorts: list[CohortSummary]

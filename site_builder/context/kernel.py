@@ -19,6 +19,9 @@ from ..page_views import (
 )
 from .view_parts import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
 
+# Workloads a workload's page lists around its own (the kernel's page lists them all).
+WORKLOAD_WINDOW = 15
+
 
 def workloads_of(factory: ViewFactory) -> dict[str, list[Entity]]:
     """Workloads by operation: single cases ordered by their axes, then suites."""
@@ -117,6 +120,7 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | 
     headline_page = workload.name == kernel.headline_workload
     title = operation.title if headline_page else f"{operation.title} · {workload_label(workload)}"
     measured_gpus = {c.gpu.datasheet for c in cohorts if c.rows}
+    first, listed = _workload_window(kernel.workloads, workload.name, whole=headline_page)
     charts = [scaling_chart(board.scaling(c), factory.implementation_titles, c.label) for c in _charted(board, cohorts, selected)]
     return KernelPage(
         **factory.page_fields("kernel", title, html),
@@ -125,7 +129,9 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | 
         last_observed=kernel.last_observed,
         headline_workload=kernel.headline_workload,
         workload=factory.workload(workload.name),
-        workloads=kernel.workloads,
+        workloads=listed,
+        workload_count=len(kernel.workloads),
+        workloads_first=first,
         headline=_headline(factory, selected),
         records_by_gpu=_records_by_gpu(factory, cohorts),
         cohorts=[factory.cohort_summary(c, selected=c is selected) for c in cohorts],
@@ -136,6 +142,17 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | 
         implementations=_implementation_rows(factory, kernel, selected),
         sources_observed=kernel.source_observed,
     )
+
+
+def _workload_window(workloads: list[WorkloadLink], selected: str, whole: bool) -> tuple[int, list[WorkloadLink]]:
+    """(where the listed workloads start, the list): every workload on the kernel's own page, and
+    on each workload's page the WORKLOAD_WINDOW around it. Each page listing all of its kernel's
+    workloads would make a kernel's pages grow with the square of its workloads."""
+    if whole or len(workloads) <= WORKLOAD_WINDOW:
+        return 0, workloads
+    at = next(number for number, link in enumerate(workloads) if link.name == selected)
+    first = max(0, min(at - WORKLOAD_WINDOW // 2, len(workloads) - WORKLOAD_WINDOW))
+    return first, workloads[first:first + WORKLOAD_WINDOW]
 
 
 def _spread(factory: ViewFactory, row: RankedRow) -> tuple[str | None, float | None, float | None, float | None]:

@@ -344,3 +344,20 @@ def test_render_chunks_keep_the_task_order_and_shrink_towards_the_end():
     assert [number for chunk in chunks for number in chunk] == numbers
     sizes = [len(chunk) for chunk in chunks]
     assert sizes[0] == CHUNK and sizes[-1] == 1 and sizes == sorted(sizes, reverse=True)
+
+
+def test_a_workload_page_lists_a_window_of_its_kernels_workloads():
+    """A kernel's page lists every workload; a workload's page the WORKLOAD_WINDOW around its own,
+    so that a kernel's pages do not grow with the square of its workloads (issue 24)."""
+    from site_builder.context.kernel import WORKLOAD_WINDOW, _workload_window
+    from site_builder.page_views import WorkloadLink
+
+    links = [WorkloadLink(name=f"w{n}", label=f"n = {n}", url=f"kernels/k/w{n}.html", axes={"n": n}, dtype=None,
+                          cases=None, eligible_runs=1) for n in range(40)]
+    assert _workload_window(links, "w20", whole=True) == (0, links)
+    for at in (0, 3, 20, 36, 39):
+        first, listed = _workload_window(links, f"w{at}", whole=False)
+        assert len(listed) == WORKLOAD_WINDOW and listed == links[first:first + WORKLOAD_WINDOW]
+        assert f"w{at}" in [link.name for link in listed]
+        assert first == max(0, min(at - WORKLOAD_WINDOW // 2, 40 - WORKLOAD_WINDOW))
+    assert _workload_window(links[:WORKLOAD_WINDOW], "w3", whole=False) == (0, links[:WORKLOAD_WINDOW])
