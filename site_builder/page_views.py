@@ -633,11 +633,15 @@ class RegressionsPage(Page):
 
 
 class EvidenceRow(View):
-    operation: Link
+    """A run on its implementation's page: where it stands, without the implementation (the page's
+    own) or its availability, which every row of the page would repeat."""
+
     workload: Link
     cohort: Link
     gpu: str
-    row: RowView
+    run: str
+    url: str
+    standing: RunStanding
     group_size: int
 
 

@@ -17,7 +17,7 @@ from ..formatting import number
 from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
-    ProtocolPage, RecordHeld, SourcePage,
+    ProtocolPage, RecordHeld, RunStanding, SourcePage,
 )
 from .view_parts import LIST_LIMIT, PageTask, ViewFactory, signed_page, unchecked
 
@@ -108,9 +108,11 @@ def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:
     # Unchecked: every field is a view or fact already checked, and the implementation pages have
     # a row for most runs, each of which would be validated again for nothing.
     cohort = factory.board.cohorts[run.cohort]
-    return unchecked(EvidenceRow, operation=factory.operation_link(run.operation),
-                     workload=factory.workload_link(run.workload), cohort=factory.cohort_link(cohort),
-                     gpu=cohort.gpu.label, row=factory.row(run), group_size=len(cohort.rows))
+    row = factory.row(run)
+    return unchecked(EvidenceRow, workload=factory.workload_link(run.workload), cohort=factory.cohort_link(cohort),
+                     gpu=cohort.gpu.label, run=row.run, url=row.url,
+                     standing=unchecked(RunStanding, **{name: getattr(row, name) for name in RunStanding.model_fields}),
+                     group_size=len(cohort.rows))
 
 
 def implementation_page(factory: ViewFactory, index: CatalogIndex, name: str) -> ImplementationPage:

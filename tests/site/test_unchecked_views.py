@@ -18,7 +18,7 @@ from site_builder.repository import load_catalog
 from site_builder.page_views import (
     Availability, ChallengeRow, CohortSummary, EvidenceRow, GroupLink, HeadroomV1, ImplementationRef, ImplementationView, Link,
     RowView,
-    RunRef, View,
+    RunRef, RunStanding, View,
 )
 from tests.bundled import bundled_data
 
@@ -56,7 +56,8 @@ def test_unchecked_views_equal_the_checked_ones():
     _same(RecordRow, operation="op", workload="w", cohort=LINK, gpu="h100", gpu_label="H100", row=run, previous=None,
           improvement=0.25, set_at=WHEN, current=True, group_size=2)
     _same(ChallengeRow, kind="single", operation=LINK, workload=LINK, cohort=GROUP, record=None)
-    _same(EvidenceRow, operation=LINK, workload=LINK, cohort=LINK, gpu="H100", row=ROW, group_size=3)
+    standing = _same(RunStanding, **{name: getattr(ROW, name) for name in RunStanding.model_fields})
+    _same(EvidenceRow, workload=LINK, cohort=LINK, gpu="H100", run=ROW.run, url=ROW.url, standing=standing, group_size=3)
 
 
 def test_unchecked_views_are_frozen_like_the_checked_ones():
