@@ -20,7 +20,11 @@ from .derive.floors import memory_floor_ns
 
 # 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
 # of embedding them (``SharedDocument`` says why).
-MIRROR_VERSION = "2.0.0"
+# 3.0.0: rows of long lists refer rather than repeat (issue 24): a ledger row names its kernel and
+# workload by title and the record it broke by run and value (``BrokenRecord``); a challenge row
+# names its group by ``GroupLink`` and its record by ``RunRef``; an implementation page's run row
+# carries the run's ``RunStanding``; a citation drops the permalink and digest its page gives.
+MIRROR_VERSION = "3.0.0"
 
 
 class KeptByIdentity:
