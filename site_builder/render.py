@@ -26,7 +26,7 @@ from .derive.challenges import CHALLENGE_TITLES
 from .derive.eligibility import reason_text
 from .derive.leaderboard import precision_label
 from .derive.staleness import STALE_AFTER_DAYS
-from .discover.finding_views import BrokenRecord, RecordRow, RecordRun
+from .discover.finding_views import RecordRow, RecordRun
 from .markdown import render_markdown
 from .spliced import RowSplicer
 from .page_views import (
@@ -272,7 +272,7 @@ class _Unsure(Exception):
 # workload links are on every one of its workload pages (their number squared, per kernel).
 _SHARED_VIEWS = frozenset((Availability, CohortSummary, EnvironmentRef, EnvironmentView, FloorView, GroupRef,
                            ImplementationRef, ImplementationView, RunRef, Link, OperationView, ProtocolRef,
-                           ProtocolView, RowView, SourceLink, WorkloadLink, WorkloadRef, WorkloadView, RecordRun, BrokenRecord))
+                           ProtocolView, RowView, SourceLink, WorkloadLink, WorkloadRef, WorkloadView, RecordRun))
 _SHARED_LIMIT = 20_000  # kept texts; all dropped at once past this (a few MB)
 _shared_json: dict[int, tuple[Any, str]] = {}  # the shared views' texts, and those of KeptByIdentity fields
 # Ledger rows are kept apart, with room for every one (some 70,000 of about 900 bytes at 100,000

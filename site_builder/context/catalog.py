@@ -17,7 +17,7 @@ from ..formatting import number
 from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
-    ProtocolPage, RecordHeld, RunStanding, SourcePage,
+    ProtocolPage, RecordHeld, SourcePage,
 )
 from .view_parts import LIST_LIMIT, PageTask, ViewFactory, signed_page, unchecked
 
@@ -110,8 +110,7 @@ def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:
     cohort = factory.board.cohorts[run.cohort]
     row = factory.row(run)
     return unchecked(EvidenceRow, workload=factory.workload_link(run.workload), cohort=factory.cohort_link(cohort),
-                     gpu=cohort.gpu.label, run=row.run, url=row.url,
-                     standing=unchecked(RunStanding, **{name: getattr(row, name) for name in RunStanding.model_fields}),
+                     gpu=cohort.gpu.label, run=row.run, url=row.url, standing=factory.standing(run),
                      group_size=len(cohort.rows))
 
 

@@ -13,7 +13,7 @@ from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
     ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, Link, MeasurementView, RecordEventView,
-    RunDetails, RunPage, RunStanding,
+    RunDetails, RunPage,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
 from .timeline_view import timeline_view
@@ -34,8 +34,7 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
     spec = entity.spec
     cohort = board.cohorts[facts.cohort]
     implementation = factory.implementation(facts.implementation)
-    row = factory.row(facts)
-    standing = unchecked(RunStanding, **{name: getattr(row, name) for name in RunStanding.model_fields})
+    standing = factory.standing(facts)
     workload = factory.workload_ref(facts.workload)
     operation = factory.operation_link(facts.operation)
     hex8 = entity.digest.removeprefix("sha256:")[:8]

@@ -20,7 +20,7 @@ from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
     GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
-    ProtocolView, RowView, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, WorkloadRef, WorkloadView,
+    ProtocolView, RowView, RunStanding, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, WorkloadRef, WorkloadView,
 )
 
 SUITE = "WorkloadSuite"
@@ -208,6 +208,11 @@ class ViewFactory:
     def row(self, run: RunFacts) -> RowView:
         # Kept by the run's name: hashing the RunFacts itself hashes every one of its fields.
         return kept(self.__dict__.setdefault("_cache_row", {}), run.name, lambda: self._row(run))
+
+    def standing(self, run: RunFacts) -> RunStanding:
+        """The run's row without what its own page or its implementation's page says elsewhere."""
+        row = self.row(run)
+        return unchecked(RunStanding, **{name: getattr(row, name) for name in RunStanding.model_fields})
 
     def _row(self, run: RunFacts) -> RowView:
         ranked = self.board.row_of.get(run.name)
