@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scratch import scratch_folder
+
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
 AS_OF = date(2026, 12, 2)  # after the newest observation in data/
@@ -68,30 +70,32 @@ def pytest_terminal_summary(terminalreporter):
 # Sites
 
 
-@pytest.fixture(scope="session")
-def bundled_site(tmp_path_factory) -> Path:
+@pytest.fixture(scope="package")
+def bundled_site(tmp_path_factory) -> Iterator[Path]:
     """The bundled data, built once. KERNELINDEX_TEST_SITE=<folder> checks a site built already
     (``make build``, then iterate on these tests without waiting for a build each time)."""
     from site_builder.build import build_site
 
     prebuilt = os.environ.get("KERNELINDEX_TEST_SITE")
     if prebuilt:
-        return Path(prebuilt).resolve()
+        yield Path(prebuilt).resolve()
+        return
     from tests.bundled import bundled_data
 
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: nothing to build")
-    out = tmp_path_factory.mktemp("bundled") / "site"
-    # All of data/ but a sample of Liger's weekly history (tests/bundled.py says why that proves enough).
-    build_site(bundled_data(), out, as_of=AS_OF)
-    return out
+    with scratch_folder(tmp_path_factory, "bundled") as folder:
+        # All of data/ but a sample of Liger's weekly history (tests/bundled.py says why that proves enough).
+        build_site(bundled_data(), folder / "site", as_of=AS_OF)
+        yield folder / "site"
 
 
-@pytest.fixture(scope="session")
-def hostile_site(tmp_path_factory) -> Path:
+@pytest.fixture(scope="package")
+def hostile_site(tmp_path_factory) -> Iterator[Path]:
     from tests.hostile.hostile_site import built_hostile_site
 
-    return built_hostile_site(tmp_path_factory.mktemp("hostile"))
+    with scratch_folder(tmp_path_factory, "hostile") as folder:
+        yield built_hostile_site(folder)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

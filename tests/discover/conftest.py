@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 from tests.bundled import bundled_data
+from tests.scratch import scratch_folder
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -82,14 +84,14 @@ def bundled_index(board) -> dict:
     return json.loads(index_json(build_search_index(board)))
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
+@pytest.fixture(scope="package")
+def site(tmp_path_factory) -> Iterator[Path]:
     from site_builder.build import build_site
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet")
-    out = tmp_path_factory.mktemp("discover") / "site"
-    build_site(bundled_data(), out, as_of=AS_OF, base_url=BASE_URL)
-    return out
+    with scratch_folder(tmp_path_factory, "discover") as folder:
+        build_site(bundled_data(), folder / "site", as_of=AS_OF, base_url=BASE_URL)
+        yield folder / "site"
 
 
 def run_node(script: Path, vectors: dict, tmp_path: Path) -> dict:

@@ -6,6 +6,7 @@ capped with a link to their full, paged list — and for an absolute bound on ev
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from site_builder.build import build_site
 from site_builder.context.view_parts import LIST_LIMIT
 from site_builder.mirrors import listed_documents
 from site_builder.synth import synthesize
+from tests.scratch import scratch_folder
 
 RUNS = 2_000
 PART_SIZE = 300  # smaller than the build's, so one kind spans several parts at this size
@@ -23,17 +25,17 @@ MAX_BYTES = 2_000_000
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("sizes")
-    synthesize(root / "data", RUNS, seed=8, datasheets=None)
-    patch = pytest.MonkeyPatch()
-    patch.setattr(mirrors, "PART_SIZE", PART_SIZE)
-    patch.setenv("KERNELINDEX_CACHE_DIR", str(root / "cache"))
-    try:
-        build_site(root / "data", root / "site", as_of=date(2026, 6, 30))
-    finally:
-        patch.undo()
-    return root / "site"
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with scratch_folder(tmp_path_factory, "sizes") as root:
+        synthesize(root / "data", RUNS, seed=8, datasheets=None)
+        patch = pytest.MonkeyPatch()
+        patch.setattr(mirrors, "PART_SIZE", PART_SIZE)
+        patch.setenv("KERNELINDEX_CACHE_DIR", str(root / "cache"))
+        try:
+            build_site(root / "data", root / "site", as_of=date(2026, 6, 30))
+        finally:
+            patch.undo()
+        yield root / "site"
 
 
 def read(site: Path, path: str):

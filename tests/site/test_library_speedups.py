@@ -18,6 +18,7 @@ from site_builder import library_speedups
 from site_builder.build import build_site
 from site_builder.page_views import Link
 from tests.bundled import bundled_data
+from tests.scratch import scratch_folder
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 12, 2)  # after the newest observation in data/
@@ -35,13 +36,13 @@ def _trap(*_args, **_kwargs):
 def sites(tmp_path_factory) -> tuple[dict[str, bytes], dict[str, bytes]]:
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
-    folder = tmp_path_factory.mktemp("speedups")
-    build_site(bundled_data(), folder / "all", as_of=AS_OF, cache=False, library_speedups=library_speedups.ALL)
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("_escape_inner", "_new", "fast_call", "_call_macro", "PageEnvironment"):
-            patch.setattr(library_speedups, name, _trap)
-        build_site(bundled_data(), folder / "none", as_of=AS_OF, cache=False, library_speedups=library_speedups.NONE)
-    return _files(folder / "all"), _files(folder / "none")
+    with scratch_folder(tmp_path_factory, "speedups") as folder:
+        build_site(bundled_data(), folder / "all", as_of=AS_OF, cache=False, library_speedups=library_speedups.ALL)
+        with pytest.MonkeyPatch.context() as patch:
+            for name in ("_escape_inner", "_new", "fast_call", "_call_macro", "PageEnvironment"):
+                patch.setattr(library_speedups, name, _trap)
+            build_site(bundled_data(), folder / "none", as_of=AS_OF, cache=False, library_speedups=library_speedups.NONE)
+        return _files(folder / "all"), _files(folder / "none")
 
 
 def test_the_site_is_byte_identical_with_the_speedups_on_and_off(sites):

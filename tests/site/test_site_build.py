@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Iterator
 from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,6 +21,7 @@ from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
 from tests.bundled import bundled_data
+from tests.scratch import scratch_folder
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
@@ -31,14 +33,14 @@ def needs(kernel: str) -> None:
         pytest.skip(f"data/kernels/{kernel}.yaml has not landed yet (bundled data, issue 2)")
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Iterator[Path]:
     runs = DATA / "runs"
     if not runs.is_dir() or not any(runs.rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
-    out = tmp_path_factory.mktemp("build") / "site"
-    build_site(bundled_data(), out, as_of=AS_OF)
-    return out
+    with scratch_folder(tmp_path_factory, "build") as folder:
+        build_site(bundled_data(), folder / "site", as_of=AS_OF)
+        yield folder / "site"
 
 
 def soup(site: Path, path: str) -> BeautifulSoup:
