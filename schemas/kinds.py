@@ -7,9 +7,11 @@ strict: unknown keys are errors.
 
 from __future__ import annotations
 
+import functools
+import math
 from datetime import datetime, timezone
 from enum import Enum
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
@@ -578,6 +580,7 @@ _TIMING_STATISTICS = (("minimum", "minimum"), ("p20", "p20"), ("median", "median
                       ("maximum", "maximum"), ("mean", "mean"))
 
 
+@functools.lru_cache(maxsize=1024)  # every run names the same few statistics; a file can name at most a few hundred
 def _percentile(statistic: str) -> float | None:
     if statistic in _PERCENTILE_NAMES:
         return _PERCENTILE_NAMES[statistic]
@@ -588,9 +591,11 @@ def _percentile(statistic: str) -> float | None:
 
 
 def statistics_out_of_order(timing: "Timing | None",
-                            measurements: Iterable["MeasurementValue"]) -> tuple[str, tuple[str | int, ...]] | None:
+                            measurements: Sequence["MeasurementValue"]) -> tuple[str, tuple[str | int, ...]] | None:
     """The first contradiction among one run's statistics of one (metric, unit), in words, with where
     the later of the two sits (keys and indexes below the run's spec); else None."""
+    if not measurements and (timing is None or _mean_within_extremes(timing.latencyNs)):
+        return None  # nearly every run: LatencyNs keeps its percentiles in order itself, which leaves its mean
     groups: dict[tuple[str, str], list[tuple[str, str, float]]] = {}  # (metric, unit) -> (where, statistic, value)
     if timing is not None:
         latency = timing.latencyNs
@@ -605,9 +610,9 @@ def statistics_out_of_order(timing: "Timing | None",
     for (metric, unit), entries in groups.items():
         if len(entries) < 2:
             continue
-        ranked = sorted(((_percentile(statistic), where, statistic, value) for where, statistic, value in entries
-                         if _percentile(statistic) is not None), key=lambda item: item[0])
-        for position, (low_rank, low_where, low_stat, low) in enumerate(ranked):
+        ranked = sorted(((rank, where, statistic, value) for where, statistic, value in entries
+                         if (rank := _percentile(statistic)) is not None), key=lambda item: item[0])
+        for position, (low_rank, low_where, low_stat, low) in enumerate(ranked if _inverted(ranked) else ()):
             for high_rank, high_where, high_stat, high in ranked[position + 1:]:
                 if low_rank < high_rank and low > high:
                     later = max(low_where, high_where, key=_position)
@@ -619,6 +624,28 @@ def statistics_out_of_order(timing: "Timing | None",
             if statistic == "mean" and (any(value < low for low in lowest) or any(value > high for high in highest)):
                 return f"{metric} mean ({value:g} {unit}, {_dotted(where)}) lies outside the run's minimum and maximum", where
     return None
+
+
+def _mean_within_extremes(latency: LatencyNs) -> bool:
+    mean = latency.mean
+    return mean is None or ((latency.minimum is None or mean >= latency.minimum)
+                            and (latency.maximum is None or mean <= latency.maximum))
+
+
+def _inverted(ranked: list[tuple[float, tuple, str, float]]) -> bool:
+    """Whether a lower percentile holds a larger value than a higher one, in one pass over entries
+    sorted by percentile: every run is checked at every load, and nearly all are in order, so the
+    pairwise search that names the first contradiction runs only when this finds one."""
+    below = current = -math.inf  # the largest value of the lower percentiles; of this one
+    rank_now = None
+    for rank, _, _, value in ranked:
+        if rank != rank_now:
+            below, current, rank_now = max(below, current), value, rank
+        else:
+            current = max(current, value)
+        if value < below:
+            return True
+    return False
 
 
 def _dotted(where: tuple[str | int, ...]) -> str:

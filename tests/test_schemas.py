@@ -1,8 +1,11 @@
 """The models: strictness, durations, dates, axis expressions, and the generated JSON Schemas."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from schemas import kinds
 from schemas.expressions import ExpressionError, parse_expression
 from schemas.jsonschema import SCHEMA_DIR, generate_schemas
 from schemas.kinds import LatencyNs, OperationSpecSpec, Timing
@@ -52,6 +55,22 @@ def test_bad_durations_are_refused(written):
 def test_quantiles_must_be_ordered():
     with pytest.raises(ValidationError, match="p20 .* is above median"):
         LatencyNs(median=100, p20=200)
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 20.0, 50.0, 80.0, 99.9, 100.0]), st.integers(0, 6)), max_size=8))
+def test_the_one_pass_order_check_finds_exactly_the_pairs_out_of_order(entries):
+    ranked = sorted(((rank, (), "statistic", float(value)) for rank, value in entries), key=lambda entry: entry[0])
+    pairwise = any(low[0] < high[0] and low[3] > high[3] for i, low in enumerate(ranked) for high in ranked[i + 1:])
+    assert kinds._inverted(ranked) == pairwise
+
+
+@pytest.mark.parametrize("mean, problem", [(1005, None), (950, None), (1200, "latency mean (1200 ns, timing.latencyNs.mean)"),
+                                           (900, "latency mean (900 ns, timing.latencyNs.mean)")])
+def test_a_runs_mean_lies_within_its_minimum_and_maximum(mean, problem):
+    timing = Timing(primaryStatistic="median", latencyNs={"median": 1000, "minimum": 950, "maximum": 1100, "mean": mean})
+    found = kinds.statistics_out_of_order(timing, ())
+    assert (found and found[0].split(" lies outside")[0]) == problem
 
 
 def test_primary_statistic_must_be_present():
