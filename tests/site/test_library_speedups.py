@@ -7,6 +7,7 @@ really leaves them out (and the builder then uses the libraries' public API only
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,8 +25,10 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 12, 2)  # after the newest observation in data/
 
 
-def _files(site: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(site)): path.read_bytes() for path in sorted(site.rglob("*")) if path.is_file()}
+def _digests(site: Path) -> dict[str, str]:
+    """Each file's SHA-256, by path: two sites compare without both on disk or in memory at once."""
+    return {str(path.relative_to(site)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(site.rglob("*")) if path.is_file()}
 
 
 def _trap(*_args, **_kwargs):
@@ -33,16 +36,17 @@ def _trap(*_args, **_kwargs):
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory) -> tuple[dict[str, bytes], dict[str, bytes]]:
+def sites(tmp_path_factory) -> tuple[dict[str, str], dict[str, str]]:
     if not any((DATA / "runs").rglob("*.yaml")):
         pytest.skip("data/runs/ is empty: the bundled data has not landed yet (issue 2)")
-    with scratch_folder(tmp_path_factory, "speedups") as folder:
-        build_site(bundled_data(), folder / "all", as_of=AS_OF, cache=False, library_speedups=library_speedups.ALL)
-        with pytest.MonkeyPatch.context() as patch:
-            for name in ("_escape_inner", "_new", "fast_call", "_call_macro", "PageEnvironment"):
-                patch.setattr(library_speedups, name, _trap)
-            build_site(bundled_data(), folder / "none", as_of=AS_OF, cache=False, library_speedups=library_speedups.NONE)
-        return _files(folder / "all"), _files(folder / "none")
+    with scratch_folder(tmp_path_factory, "speedups-all") as folder:
+        build_site(bundled_data(), folder / "site", as_of=AS_OF, cache=False, library_speedups=library_speedups.ALL)
+        with_all = _digests(folder / "site")
+    with scratch_folder(tmp_path_factory, "speedups-none") as folder, pytest.MonkeyPatch.context() as patch:
+        for name in ("_escape_inner", "_new", "fast_call", "_call_macro", "PageEnvironment"):
+            patch.setattr(library_speedups, name, _trap)
+        build_site(bundled_data(), folder / "site", as_of=AS_OF, cache=False, library_speedups=library_speedups.NONE)
+        return with_all, _digests(folder / "site")
 
 
 def test_the_site_is_byte_identical_with_the_speedups_on_and_off(sites):
