@@ -115,12 +115,12 @@ def serve(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def bundled_url(bundled_site) -> Iterator[str]:
     yield from serve(bundled_site)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def hostile_url(hostile_site) -> Iterator[str]:
     yield from serve(hostile_site)
 
