@@ -612,12 +612,8 @@ def statistics_out_of_order(timing: "Timing | None",
             continue
         ranked = sorted(((rank, where, statistic, value) for where, statistic, value in entries
                          if (rank := _percentile(statistic)) is not None), key=lambda item: item[0])
-        for position, (low_rank, low_where, low_stat, low) in enumerate(ranked if _inverted(ranked) else ()):
-            for high_rank, high_where, high_stat, high in ranked[position + 1:]:
-                if low_rank < high_rank and low > high:
-                    later = max(low_where, high_where, key=_position)
-                    return (f"{metric} {low_stat} ({low:g} {unit}, {_dotted(low_where)}) is above "
-                            f"{metric} {high_stat} ({high:g} {unit}, {_dotted(high_where)})", later)
+        if _inverted(ranked):
+            return _first_inversion(metric, unit, ranked)
         lowest = [value for rank, _, _, value in ranked if rank == 0]
         highest = [value for rank, _, _, value in ranked if rank == 100]
         for where, statistic, value in entries:
@@ -646,6 +642,18 @@ def _inverted(ranked: list[tuple[float, tuple, str, float]]) -> bool:
         if value < below:
             return True
     return False
+
+
+def _first_inversion(metric: str, unit: str, ranked: list[tuple[float, tuple, str, float]]) -> tuple[str, tuple]:
+    """The first pair of ``ranked`` (sorted by percentile) whose lower percentile holds the larger
+    value, in words, with where the later of the two sits; ``_inverted`` said there is one."""
+    for position, (low_rank, low_where, low_stat, low) in enumerate(ranked):
+        for high_rank, high_where, high_stat, high in ranked[position + 1:]:
+            if low_rank < high_rank and low > high:
+                later = max(low_where, high_where, key=_position)
+                return (f"{metric} {low_stat} ({low:g} {unit}, {_dotted(low_where)}) is above "
+                        f"{metric} {high_stat} ({high:g} {unit}, {_dotted(high_where)})", later)
+    raise AssertionError("_inverted found a pair out of order that the pairwise search did not")
 
 
 def _dotted(where: tuple[str | int, ...]) -> str:
