@@ -129,7 +129,7 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
             previous.forget()  # the old site's record stops being true at the swap
             outputs.commit()
             previous.record(renderer_fingerprint, outputs.records, pages.signed, step)  # while the replaced site is deleted
-        return BuildSummary(pages=pages.count + 1, mirrors=pages.count, files=len(outputs), charts=renderer.charts.rendered,
+        return BuildSummary(pages=pages.count + 1, mirrors=pages.mirror_files, files=len(outputs), charts=renderer.charts.rendered,
                             seconds=time.perf_counter() - started, as_of=as_of_date, as_of_source=as_of_source,
                             built=pages.built + 1, rendered=pages.rendered + 1, reused=outputs.reused)  # + 1: the 404 page
 
@@ -143,6 +143,7 @@ class _WrittenPages:
     with_charts: list[str] = field(default_factory=list)
     signed: dict[str, list[PageRecord]] = field(default_factory=dict)
     count: int = 0
+    mirror_files: int = 0  # pages with a mirror of their own (a run's JSON is in its group's)
     built: int = 0
     rendered: int = 0
 
@@ -158,15 +159,18 @@ def _write_pages(board: Leaderboard, renderer: Renderer, as_of_date: date, outpu
             kept = list(chain.from_iterable(task.pages))
             written.mirrors.add_entries(kept)
             outputs.claim_kept(kept)
+            written.mirror_files += sum(len(page.files) - 1 for page in kept)
             written.signed.update(zip(task.signatures, task.pages))
             written.count += len(kept)
             continue
         records = []
         for page in task.pages:
             # One record per page serves the API index, the manifest and, in an error, as its name.
-            record = written.mirrors.add_document(page.kind, page.title, page.html.path, page.mirror.path)
+            record = written.mirrors.add_document(page.kind, page.title, page.html.path, page.mirror)
             outputs.claim(page.html, by=record)
-            outputs.claim(page.mirror, by=record)
+            if page.mirror_file is not None:  # else its JSON is in its group's mirror
+                outputs.claim(page.mirror_file, by=record)
+                written.mirror_files += 1
             if page.has_charts:
                 written.with_charts.append(page.html.path)
             records.append(record)

@@ -15,7 +15,8 @@ from .incremental.site_manifest import PageRecord
 from .render import to_json
 from .search.schema import DATA_SCHEMAS
 from .page_views import (
-    MIRROR_VERSION, PAGE_MODELS, ApiIndex, ApiIndexKind, ApiIndexPart, ApiIndexPartDocument, MirrorEntry, Page,
+    MIRROR_VERSION, PAGE_MODELS, ApiIndex, ApiIndexKind, ApiIndexPart, ApiIndexPartDocument, GroupRun, MirrorEntry,
+    Page, View,
 )
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -23,41 +24,49 @@ PART_SCHEMA_KIND = "index-part"
 # What documents refer to rather than copy (on a large site a copy per run would be most of it),
 # and how a reader gets it: published in the API index (ApiIndex.references).
 REFERENCES = {
-    "run.details.protocol": "the run's BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is "
-                            "the canonical manifest with digest `digest` (= run.spec.protocolDigest)",
-    "run.details.environment": "the run's ExecutionEnvironment: `mirror` is the environment's document, whose "
-                               "`manifest` is the canonical manifest with digest `digest` (= run.spec.environmentDigest)",
-    "run.details.workload": "the run's workload: `mirror` is its kernel page's document for that workload (tensors, "
-                            "axes, correctness policy); `digest` = run.spec.workloadDigest",
-    "run.details.implementation": "the run's implementation: its page `url`, whose document (the same path under "
-                                  "api/v1/, ending .json) has its licence, source and install recipe",
-    "run.details.cohort": "the run's comparison group: its page `url`, whose document has the ranking, record "
-                          "history and floors",
-    "seed 002 shape": "{run, protocol, environment} of a run = its document's `run`, and the `manifest` of the "
-                      "documents that details.protocol.mirror and details.environment.mirror name",
+    "run": "a run's JSON is part of its comparison group's document: `mirror` is "
+           "api/v1/groups/<group>.json#/runs/<name>, a JSON Pointer to `runs.<name>` (its page, manifest and own "
+           "details); the group's `runShared` holds what its runs share (operation, workload, group, leader, "
+           "protocol, environment, floor). The run's whole document is `details` = runShared with the run's "
+           "details over it (site_builder/search/compare.py: run_document)",
+    "group.runShared.protocol": "the runs' BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is "
+                                "the canonical manifest with digest `digest` (= run.spec.protocolDigest)",
+    "group.runShared.environment": "the runs' ExecutionEnvironment: `mirror` is the environment's document, whose "
+                                   "`manifest` is the canonical manifest with digest `digest` "
+                                   "(= run.spec.environmentDigest)",
+    "group.runShared.workload": "the runs' workload: `mirror` is its kernel page's document for that workload "
+                                "(tensors, axes, correctness policy); `digest` = run.spec.workloadDigest",
+    "group.runs.*.details.implementation": "the run's implementation: its page `url`, whose document (the same path "
+                                           "under api/v1/, ending .json) has its licence, source and install recipe",
+    "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "
+                      "of the documents that runShared.protocol.mirror and runShared.environment.mirror name",
     "*.leader, group.history[].previous": "a run named by `run`, `url` and `digest`, with its implementation and "
-                                          "value: its group's ranking row, and its own document, have the rest",
+                                          "value: its group's ranking row, and its part of the group's document, "
+                                          "have the rest",
 }
 # Documents per index part: ~270 bytes an entry, so a part stays near half a megabyte.
 PART_SIZE = 2000
 
 
-def _page_models() -> dict[str, type[Page]]:
-    return {**PAGE_MODELS, **DISCOVER_PAGE_MODELS, **KERNELBENCH_PAGE_MODELS}
+def _document_models() -> dict[str, type[View]]:
+    """Per kind, the model of its documents: a page's mirror, or for a run, its part of its group's
+    mirror (``GroupRun``, at ``urls.run_mirror``)."""
+    return {**PAGE_MODELS, **DISCOVER_PAGE_MODELS, **KERNELBENCH_PAGE_MODELS, "run": GroupRun}
 
 
 def schema_kinds() -> list[str]:
     """Every kind with a published schema: page mirrors and the data documents (search index …)."""
-    return sorted({*_page_models(), *DATA_SCHEMAS})
+    return sorted({*_document_models(), *DATA_SCHEMAS})
 
 
 def page_schemas() -> dict[str, str]:
-    """Output path -> JSON Schema text, one per kind of page, generated from the view models."""
+    """Output path -> JSON Schema text, one per kind of document, generated from the view models."""
     schemas = {}
-    for kind, model in sorted(_page_models().items()):
+    for kind, model in sorted(_document_models().items()):
         schema = model.model_json_schema(mode="serialization", by_alias=True)
         schema["$schema"] = SCHEMA_DIALECT
-        schema["title"] = f"KernelIndex {kind} page mirror"
+        schema["title"] = ("KernelIndex run, as its group's mirror holds it" if kind == "run"
+                           else f"KernelIndex {kind} page mirror")
         schemas[urls.schema(kind)] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     for kind, document in sorted(DATA_SCHEMAS.items()):
         schemas[urls.schema(kind)] = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

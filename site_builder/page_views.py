@@ -24,7 +24,9 @@ from .derive.floors import memory_floor_ns
 # workload by title and the record it broke by run and value (``BrokenRecord``); a challenge row
 # names its group by ``GroupLink`` and its record by ``RunRef``; an implementation page's run row
 # carries the run's ``RunStanding``; a citation drops the permalink and digest its page gives.
-MIRROR_VERSION = "3.0.0"
+# 4.0.0: a run's JSON is part of its group's mirror (``GroupPage.runs``, its facts the group shares
+# once in ``run_shared``): no document per run (issue 24).
+MIRROR_VERSION = "4.0.0"
 
 
 class KeptByIdentity:
@@ -503,29 +505,37 @@ class GroupRef(View):
     runs: int
 
 
-class RunDetails(View):
+class RunShared(View):
+    """What a run page shows of its comparison group, the same for every run of the group: its
+    group's mirror holds it once (``GroupPage.run_shared``), not once per run."""
+
+    operation: Link
+    workload: WorkloadRef
+    cohort: GroupRef
+    leader: RunRef | None
+    protocol: ProtocolRef
+    environment: EnvironmentRef
+    floor: FloorView | None
+    no_floor: str | None = Field(default=None, description="why the run's group has no floor; null when it has one")
+
+
+class RunOwn(View):
+    """A run's own facts, as its group's mirror holds them (``GroupRun.details``)."""
+
     name: str
     digest: str
     title: str
     row: RunStanding
-    operation: Link
-    workload: WorkloadRef
     implementation: ImplementationRef
     revision: str | None
-    cohort: GroupRef
-    leader: RunRef | None
     source: SourceLink | None
     benchmark: str | None
     external_id: str | None
     source_metrics: dict[str, float]
     measurements: list[MeasurementView]
     correctness: CorrectnessView
-    protocol: ProtocolRef
-    environment: EnvironmentRef
     artifacts: list[ArtifactView]
     attestations: list[AttestationView]
-    floor: FloorView | None
-    no_floor: str | None = Field(default=None, description="why the run's group has no floor; null when it has one")
     implausible: bool
     retraction: str | None
     superseded_by: Link | None
@@ -533,9 +543,23 @@ class RunDetails(View):
     cite: Citation
 
 
+class RunDetails(RunOwn, RunShared):
+    """Everything a run page shows: the run's own facts and its group's (the page is built from
+    both; its mirror is its group's, which holds each once)."""
+
+
+class GroupRun(View):
+    """A run in its group's mirror, at the JSON Pointer ``#/runs/<name>`` (``urls.run_mirror``):
+    with the group's ``runShared`` it is all its run page shows."""
+
+    html: str = Field(description="the run's page")
+    run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
+    details: RunOwn
+
+
 class RunPage(Page):
-    """A run's own facts; the protocol, environment and workload it shares with other runs are
-    referred to by digest and mirror (``details``), and their manifests are in those mirrors."""
+    """A run's page (seed 001). Its JSON is part of its group's mirror (``mirror`` is a JSON
+    Pointer into it): a document per run would be a file per run for facts the group holds."""
 
     kind: Literal["run"] = "run"
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
@@ -620,6 +644,10 @@ class GroupPage(Page):
     other_groups: int = Field(description="how many other comparison groups this workload has (listed on its page)")
     timeline: TimelineView | None = Field(default=None, description="the group's measurements over time, "
                                           "where an implementation was measured more than once")
+    run_shared: RunShared = Field(description="what every run of the group shares (its operation, workload, protocol, "
+                                              "environment, leader and floor), held once for all of them")
+    runs: dict[str, GroupRun] = Field(description="each run of the group by name: its manifest and own facts "
+                                                  "(a run's mirror is `#/runs/<name>` of this document)")
 
 
 class RegressionsPage(Page):

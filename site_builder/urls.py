@@ -90,6 +90,24 @@ def mirror(page: str) -> str:
     return f"{API_ROOT}/{page.removesuffix('.html')}.json"
 
 
+def run_mirror(group_key: str, name: str) -> str:
+    """Where a run's JSON lives: inside its comparison group's mirror, under ``runs``, named by a
+    JSON Pointer (RFC 6901) fragment. A document per run would be a file per run: on a large site,
+    a third of its files for facts the group's document already holds (issue 24). Run names are
+    slugs, so the pointer needs no escaping."""
+    return f"{mirror(group(group_key))}#/runs/{name}"
+
+
+def mirror_file(mirror_path: str) -> str:
+    """The file a mirror is in: the mirror itself, or a group's for a run's (``run_mirror``)."""
+    return mirror_path.partition("#")[0]
+
+
+def has_own_mirror(mirror_path: str) -> bool:
+    """Whether a page's mirror is a file of its own, rather than a part of another page's."""
+    return "#" not in mirror_path
+
+
 def api_index_part(kind: str, number: int = 1) -> str:
     """A page of the API index listing one kind's documents: api/v1/index/<kind>.json, then
     api/v1/index/<kind>/page-<n>.json (the records pages' convention)."""

@@ -32,7 +32,6 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from itertools import chain
-from operator import attrgetter
 from pathlib import Path
 
 from .incremental.site_manifest import ClaimedFiles, FileRecord, PageRecord, PreviousSite, differing, lacking
@@ -96,16 +95,16 @@ class Staging:
         return record if self._keep_previous(path) else None
 
     def keep_pages(self, pages: Sequence[PageRecord]) -> bool:
-        """Keep the previous site's files of ``pages`` (each one's HTML and mirror) as they are, all
+        """Keep the previous site's files of ``pages`` (``PageRecord.files``) as they are, all
         or none: False when one cannot be kept (not intact, or not linked), and then none is."""
         if self.in_place:  # kept where they are: intact is all it takes, and nothing is done
             intact = self._intact
             for page in pages:
-                if page.html not in intact or page.mirror not in intact:
+                if any(path not in intact for path in page.files):
                     return False
         else:
             kept: list[str] = []
-            for path in (path for page in pages for path in (page.html, page.mirror)):
+            for path in (path for page in pages for path in page.files):
                 if self.reuse(path) is None:  # build them after all, from a clean slate
                     for done in kept:
                         self.discard(done)
@@ -154,7 +153,6 @@ class Staging:
             self._folders.add(folder)
 
 
-_FILES = attrgetter("html", "mirror")  # a page's two files
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 
 
@@ -233,7 +231,7 @@ class Outputs:
 
     def claim_kept(self, pages: Sequence[PageRecord]) -> None:
         """The files of ``pages`` that the staging folder kept from the previous site
-        (``Staging.keep_pages``), each page's HTML and mirror claimed by its record, as ``claim``
+        (``Staging.keep_pages``), each of a page's files (``PageRecord.files``) claimed by its record, as ``claim``
         would. Their paths need no guard: no file is written at them (a file kept in place stays
         where it is; a linked one was checked before the link was made).
 
@@ -242,8 +240,10 @@ class Outputs:
         without a lookup where ``keep_pages`` kept these very pages: a lookup of a path the
         previous manifest holds as another string object compares their text, for every kept
         file); a page is looked up as a path's claimant only for an error."""
-        kept = set(chain.from_iterable(map(_FILES, pages)))
-        if (len(kept) == 2 * len(pages) and self._kept_paths.isdisjoint(kept) and self._claimed.keys().isdisjoint(kept)
+        files = [page.files for page in pages]
+        kept = set(chain.from_iterable(files))
+        count = sum(map(len, files))
+        if (len(kept) == count and self._kept_paths.isdisjoint(kept) and self._claimed.keys().isdisjoint(kept)
                 and (self.staging.took(pages) or kept <= self._intact.keys())):
             if self._kept_paths:
                 self._kept_paths |= kept
@@ -252,12 +252,12 @@ class Outputs:
             self._kept.append(pages)
         else:  # one by one, to name the two claimants of the path claimed twice as ``claim`` does
             for page in pages:
-                for path in (page.html, page.mirror):
+                for path in page.files:
                     self._refuse_second_claim(path, page)
                     self._records[path] = self._intact[path]  # a KeyError where it is not intact, as ever
                     self._kept_paths.add(path)
                     self._claimed_by[path] = page
-        self.reused += 2 * len(pages)
+        self.reused += count
 
     def replace(self, path: str, content: bytes) -> None:
         """New bytes for a path already claimed (charts are drawn after their pages render). The
@@ -287,7 +287,7 @@ class Outputs:
     def _claimant(self, path: str) -> object:
         if path in self._claimed_by:
             return self._claimed_by[path]
-        return next(page for pages in self._kept for page in pages if path in (page.html, page.mirror))
+        return next(page for pages in self._kept for page in pages if path in page.files)
 
     def _settled(self) -> ClaimedFiles:
         """The ledger, less the previous site's files that no output claimed. None, by the count,

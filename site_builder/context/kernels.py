@@ -1,6 +1,6 @@
 """The pages that read one kernel's runs only, planned a kernel at a time: its kernel pages (one
-per workload), comparison-group pages, run pages and implementation pages, nine in ten of a
-site's pages.
+per workload), comparison-group pages with their runs' pages, and implementation pages, nine in
+ten of a site's pages.
 
 A rebuild keeps every page of a kernel whose runs did not change without planning any of them
 (``KernelPages`` is a task signed by its kernel: ``page_signatures``); it plans the pages of the
@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property, partial
+from itertools import chain
 
 from ..incremental.page_signatures import PageSignatures, SignedTask
 from ..page_views import Page
 from .catalog import CatalogIndex, implementation_page
 from .view_parts import ViewFactory
 from .kernel import kernel_pages, workloads_of
-from .run import group_pages, run_pages
+from .run import group_pages
 
-Builder = Callable[[], Page]
+# What builds a page, or a few that go together: a group's page and its runs' pages, whose JSON is
+# the group's mirror (so a rebuild renders them again exactly when that mirror changed).
+Builder = Callable[[], tuple[Page, ...]]
 
 
 class KernelPage:
@@ -32,8 +35,8 @@ class KernelPage:
     def __init__(self, build: Builder, kernel: KernelPages | None = None):
         self.build, self.kernel = build, kernel
 
-    def __call__(self) -> tuple[Page]:
-        return (self.build(),)
+    def __call__(self) -> tuple[Page, ...]:
+        return self.build()
 
 
 class KernelPages(SignedTask):
@@ -43,7 +46,7 @@ class KernelPages(SignedTask):
     __slots__ = ("operation", "_plan")
 
     def __init__(self, operation: str, plan: Callable[[], list[Builder]], sign: Callable[[], str]):
-        super().__init__(sign, lambda: (build() for build in plan()))
+        super().__init__(sign, lambda: chain.from_iterable(build() for build in plan()))
         self.operation, self._plan = operation, plan
 
     def tasks(self) -> list[KernelPage]:
@@ -52,7 +55,8 @@ class KernelPages(SignedTask):
 
 class KernelPlans:
     """What plans each kernel's pages, in the site's order: kernels by name; for each, its kernel
-    pages, then its groups (by workload name), runs (by name) and implementations (by name)."""
+    pages, then its groups (by workload name), each followed by its runs (by name), then its
+    implementations (by name)."""
 
     def __init__(self, factory: ViewFactory, index: CatalogIndex):
         self.factory, self.index = factory, index
@@ -69,11 +73,11 @@ class KernelPlans:
     def builders(self, operation: str) -> list[Builder]:
         factory, index = self.factory, self.index
         return [
-            *kernel_pages(factory, operation, self._workloads[operation], self._implementations.get(operation, [])),
-            *group_pages(factory, sorted(workload.name for workload in self._workloads[operation])),
-            *run_pages(factory, sorted(run.name for run in factory.board.operation_runs.get(operation, ())),
-                       self._superseded_by),
-            *(partial(implementation_page, factory, index, name) for name in self._implementations.get(operation, [])),
+            *map(_alone, kernel_pages(factory, operation, self._workloads[operation],
+                                      self._implementations.get(operation, []))),
+            *group_pages(factory, sorted(workload.name for workload in self._workloads[operation]), self._superseded_by),
+            *(_alone(partial(implementation_page, factory, index, name))
+              for name in self._implementations.get(operation, [])),
         ]
 
     @cached_property
@@ -95,3 +99,8 @@ class KernelPlans:
     @cached_property
     def _superseded_by(self) -> dict[str, str]:
         return {run.supersedes: run.name for run in self.factory.board.runs.values() if run.supersedes}
+
+
+def _alone(build: Callable[[], Page]) -> Builder:
+    """A builder of one page, as a builder of the pages that go together."""
+    return lambda: (build(),)

@@ -12,8 +12,8 @@ from ..derive.leaderboard import Cohort
 from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
-    ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, Link, MeasurementView, RecordEventView,
-    RunDetails, RunPage,
+    ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, GroupRun, Link, MeasurementView,
+    RecordEventView, RunDetails, RunOwn, RunPage, RunShared,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
 from .timeline_view import timeline_view
@@ -22,46 +22,38 @@ from .timeline_view import timeline_view
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
 
 
-def run_pages(factory: ViewFactory, names: list[str], superseded_by: dict[str, str]) -> list[Callable[[], RunPage]]:
-    """What builds the page of each run of ``names``; ``superseded_by``: run -> the run that supersedes it."""
-    run_files = factory.catalog.runs
-    return [partial(_run_page, factory, run_files[name], superseded_by.get(name)) for name in names]
+def _run_shared(factory: ViewFactory, cohort: Cohort) -> RunShared:
+    """What every run page of ``cohort`` shows of it (held once in the group's mirror)."""
+    return unchecked(
+        RunShared,
+        operation=factory.operation_link(cohort.operation), workload=factory.workload_ref(cohort.workload),
+        cohort=factory.group_ref(cohort), leader=factory.leader_ref(cohort),
+        protocol=factory.protocol_ref(cohort.protocol), environment=factory.environment_ref(cohort.environment),
+        floor=factory.floor(cohort), no_floor=cohort.no_floor,
+    )
 
 
-def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -> RunPage:
+def _run_own(factory: ViewFactory, entity: Entity, superseded_by: str | None, shared: RunShared) -> RunOwn:
     board, catalog = factory.board, factory.catalog
     facts = board.runs[entity.name]
     spec = entity.spec
-    cohort = board.cohorts[facts.cohort]
     implementation = factory.implementation(facts.implementation)
-    standing = factory.standing(facts)
-    workload = factory.workload_ref(facts.workload)
-    operation = factory.operation_link(facts.operation)
-    hex8 = entity.digest.removeprefix("sha256:")[:8]
-    title = f"Run {hex8} · {implementation.title} · {operation.title}"
     native = spec.sourceNative
     revision = catalog.implementations[facts.implementation].spec.projectRevision
-    html = urls.run(entity.name)
-    # Unchecked, as the page itself: views and facts already checked, for every one of the runs.
-    details = unchecked(
-        RunDetails,
-        name=entity.name, digest=entity.digest, title=entity.metadata.title or title, row=standing, operation=operation,
-        workload=workload, implementation=factory.implementation_ref(facts.implementation),
+    return unchecked(
+        RunOwn,
+        name=entity.name, digest=entity.digest, title=entity.metadata.title or _run_title(entity, implementation, shared),
+        row=factory.standing(facts), implementation=factory.implementation_ref(facts.implementation),
         revision=revision.version or (revision.commit[:12] if revision.commit else None),
-        cohort=factory.group_ref(cohort), leader=factory.leader_ref(cohort),
         source=factory.source_link(native.source) if native else None,
         benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
         source_metrics={name: as_float(value) for name, value in (native.metrics or {}).items()} if native else {},
         measurements=_measurements(entity),
-        correctness=_correctness(entity, workload.correctness),
-        protocol=factory.protocol_ref(facts.protocol),
-        environment=factory.environment_ref(facts.environment),
+        correctness=_correctness(entity, shared.workload.correctness),
         artifacts=[ArtifactView(kind=a.kind, url=a.url, path=a.path, digest=a.digest)
                    for a in (spec.evidence.artifacts if spec.evidence and spec.evidence.artifacts else [])],
         attestations=[AttestationView(kind=a.kind, author=a.author, date=a.date, note=a.note)
                       for a in entity.metadata.attestations],
-        floor=factory.floor(cohort),
-        no_floor=cohort.no_floor,
         implausible=BELOW_PHYSICAL_FLOOR in board.reasons.get(entity.name, ()),
         retraction=(f"{entity.metadata.retraction.date.isoformat()}: {entity.metadata.retraction.reason}"
                     if entity.metadata.retraction else None),
@@ -70,17 +62,24 @@ def _run_page(factory: ViewFactory, entity: Entity, superseded_by: str | None) -
         cite=unchecked(
             Citation,
             accessed=board.as_of,
-            text=(f"KernelIndex, {implementation.title} · {operation.title} · {workload.label}: "
-                  f"{measure(facts.value, facts.unit)} {facts.statistic or ''} on {cohort.gpu.label}, observed "
+            text=(f"KernelIndex, {implementation.title} · {shared.operation.title} · {shared.workload.label}: "
+                  f"{measure(facts.value, facts.unit)} {facts.statistic or ''} on {shared.cohort.gpu}, observed "
                   f"{day(facts.observed_at)}. Run {entity.digest}. Accessed {board.as_of.isoformat()}."),
         ),
     )
-    return unchecked_page(
-        RunPage,
-        **factory.page_fields("run", title, html),
-        run=entity.manifest(),
-        details=details,
-    )
+
+
+def _run_title(entity: Entity, implementation, shared: RunShared) -> str:
+    return f"Run {entity.digest.removeprefix('sha256:')[:8]} · {implementation.title} · {shared.operation.title}"
+
+
+def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, shared: RunShared) -> RunPage:
+    implementation = factory.implementation(factory.board.runs[entity.name].implementation)
+    parts = {**shared.__dict__, **own.__dict__}
+    details = unchecked(RunDetails, **{name: parts[name] for name in RunDetails.model_fields})
+    fields = factory.page_fields("run", _run_title(entity, implementation, shared), urls.run(entity.name))
+    fields["mirror"] = urls.run_mirror(shared.cohort.key, entity.name)  # its part of the group's mirror
+    return unchecked_page(RunPage, **fields, run=entity.manifest(), details=details)
 
 
 def _measurements(entity: Entity) -> list[MeasurementView]:
@@ -122,15 +121,30 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
     )
 
 
-def group_pages(factory: ViewFactory, workloads: list[str]) -> list[Callable[[], GroupPage]]:
-    """What builds the page of each comparison group of ``workloads``, in order, each workload's
-    default (largest) group first."""
+def group_pages(factory: ViewFactory, workloads: list[str], superseded_by: dict[str, str]
+                ) -> list[Callable[[], tuple[GroupPage | RunPage, ...]]]:
+    """What builds each comparison group of ``workloads`` (each workload's default, largest group
+    first): the group's page, then its runs' pages (by name), whose JSON is in the group's mirror.
+    ``superseded_by``: run -> the run that supersedes it."""
     workload_cohorts = factory.board.workload_cohorts
-    return [partial(_group_page, factory, cohort, cohorts)
+    return [partial(_group_and_runs, factory, cohort, cohorts, superseded_by)
             for cohorts in map(workload_cohorts.get, workloads) if cohorts for cohort in cohorts]
 
 
-def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) -> GroupPage:
+def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], superseded_by: dict[str, str]
+                    ) -> tuple[GroupPage | RunPage, ...]:
+    run_files = factory.catalog.runs
+    shared = _run_shared(factory, cohort)
+    entities = [run_files[name] for name in sorted(run.name for run in cohort.runs)]
+    own = [_run_own(factory, entity, superseded_by.get(entity.name), shared) for entity in entities]
+    runs = {entity.name: unchecked(GroupRun, html=urls.run(entity.name), run=entity.manifest(), details=details)
+            for entity, details in zip(entities, own)}
+    group = _group_page(factory, cohort, siblings, shared, runs)
+    return (group, *(_run_page(factory, entity, details, shared) for entity, details in zip(entities, own)))
+
+
+def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], shared: RunShared,
+                runs: dict[str, GroupRun]) -> GroupPage:
     workload = factory.workload_ref(cohort.workload)
     operation = factory.operation_link(cohort.operation)
     # Unchecked: views and facts already checked, for every one of the groups.
@@ -144,6 +158,8 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]) ->
         history_chart=history_chart(cohort.history, factory.implementation_titles),
         other_groups=len(siblings) - 1,
         timeline=timeline_view(factory, cohort),
+        run_shared=shared,
+        runs=runs,
     )
 
 

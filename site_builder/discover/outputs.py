@@ -45,7 +45,7 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
         for shard, runs in run_directory(board):
             path = urls.run_directory(shard)
             # Keys in sorted order as written ("runs" is sorted by digest already): sort_keys would sort each again.
-            document = {"runs": runs, "shard": shard, "v": 1}
+            document = {"runs": runs, "shard": shard, "v": 2}  # 2: a run's mirror, no longer its name
             yield path, json.dumps(document, separators=(",", ":")) + "\n", "run directory"
             mirrors.add_document("run-directory", f"Runs whose digest starts with {shard}", urls.COMPARE, path)
 
@@ -73,20 +73,21 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 
 
 def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
-    """(shard, run digest's first 12 hex digits -> run name, in digest order) for every two-digit
-    prefix, in order. Two runs whose 12 digits agree (never yet) keep the name that sorts last.
+    """(shard, run digest's first 12 hex digits -> where the run's JSON is (``urls.run_mirror``),
+    in digest order) for every two-digit prefix, in order. Two runs whose 12 digits agree (never
+    yet) keep the one whose mirror sorts last.
 
-    Each run is one string, its digits, "\\0" and its name: strings sort as (digits, name) pairs
-    do ("\\0" sorts before any digit, so shorter digits first), and a string compares more
+    Each run is one string, its digits, "\0" and its mirror: strings sort as (digits, mirror)
+    pairs do ("\0" sorts before any digit, so shorter digits first), and a string compares more
     cheaply than a pair, which compares element by element; a shard's dict, made in that order,
-    keeps the last name of equal digits."""
+    keeps the last mirror of equal digits."""
     shards: dict[str, list[str]] = {}
     for name, run in board.runs.items():
         hex12 = run.digest.removeprefix("sha256:")[:12]
         shard = shards.get(hex12[:2])
         if shard is None:
             shard = shards[hex12[:2]] = []
-        shard.append(hex12 + "\0" + name)
+        shard.append(hex12 + "\0" + urls.run_mirror(run.cohort, name))
     return [(prefix, dict([key.split("\0", 1) for key in sorted(keys)])) for prefix, keys in sorted(shards.items())]
 
 

@@ -89,9 +89,11 @@ DOCUMENTS = {
                "one workload of a kernel: the answer (fastest, usable today), its comparison groups, the ranked rows, "
                "floors, the scaling chart's data"),
     "group": (*_pair(urls.group("<id>")),
-              "one comparison group (<id>: 16 hex digits of its comparison key): ranking, unranked runs with reasons, record history"),
-    "run": (*_pair(urls.run("<name>")),
-            "one run: its canonical BenchmarkRun, protocol and environment manifests, rank, evidence, floor, citation"),
+              "one comparison group (<id>: 16 hex digits of its comparison key): ranking, unranked runs with reasons, "
+              "record history, and each of its runs (`runs`, with what they share in `runShared`)"),
+    "run": (urls.run("<name>"), urls.run_mirror("<id>", "<name>"),
+            "one run, inside its group's document: its canonical BenchmarkRun, rank, evidence, citation; the group's "
+            "runShared has its protocol and environment (by digest and mirror) and floor"),
     "implementation": (*_pair(urls.implementation("<name>")), "an implementation: install verdict, licence, every run with its rank"),
     "hardware": (*_pair(urls.hardware("<name>")), "a GPU datasheet: bandwidth and dense peaks, each cited; records on it"),
     "environment": (*_pair(urls.environment("<name>")), "a measured machine and its software"),
@@ -115,7 +117,8 @@ DOCUMENTS = {
     "compare": (urls.compare(["<digest prefix>", "…"]), urls.mirror(urls.COMPARE),
                 "how runs are compared: material and context fields; the page computes a compare-result"),
     "run-directory": (urls.COMPARE, urls.run_directory("<xx>"),
-                      "run digest (12 hex digits) to run name, sharded by the first two hex digits"),
+                      "run digest (12 hex digits) to the run's JSON (its group's mirror and a pointer), sharded by "
+                      "the first two hex digits"),
     "compare-result": (urls.COMPARE, "(computed in the browser)", "the result of comparing 2 to 8 runs"),
 }
 

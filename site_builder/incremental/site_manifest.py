@@ -63,6 +63,12 @@ class PageRecord(NamedTuple):
         """How a build names the page in an error (``write.Outputs.claim``)."""
         return f"{self.kind} page {self.title!r}"
 
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The page's files: its HTML, and its mirror unless that is a part of another page's (a
+        run's JSON is in its group's mirror: ``urls.run_mirror``)."""
+        return (self.html, self.mirror) if "#" not in self.mirror else (self.html,)
+
 
 def manifest_path(cache_dir: Path, out_dir: Path) -> Path:
     """Where the manifest of the site at ``out_dir`` lives (one per output folder, its base beside it)."""
@@ -407,7 +413,7 @@ def inspect_site(out_dir: Path, manifest: SiteManifest | None) -> PreviousSite |
         if record is not None and record.size == stat.st_size and record.mtime_ns == stat.st_mtime_ns:
             intact[path] = record
     pages = {signature: listed for signature, listed in manifest.pages.items()
-             if all(page.html in intact and page.mirror in intact for page in listed)}
+             if all(path in intact for page in listed for path in page.files)}
     return PreviousSite(out_dir, manifest.renderer, intact, pages, manifest=manifest)
 
 

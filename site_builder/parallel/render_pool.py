@@ -15,7 +15,9 @@ before anything else, unplanned (``context.kernels``); a changed kernel's are pl
 per page, to be shared like any others.
 And a page whose mirror is byte-identical to the one in the previous site is not rendered again
 when the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model
-alone, so the previous HTML is kept as it is.
+alone, so the previous HTML is kept as it is. A run page has no mirror of its own: its group's
+holds all it shows, and its group is built in the same task just before it, so its HTML is kept
+when its group's mirror is.
 
 A rebuild of a large site uses the second core from the start (``_rebuild_shared``): one worker,
 forked before anything is signed, and the parent sign the tasks from either end until they meet,
@@ -39,6 +41,7 @@ from ..context import PageTask
 from ..context.kernels import KernelPage, KernelPages
 from ..incremental.site_manifest import FileRecord, PageRecord
 from ..render import Renderer, mirror_json
+from ..urls import has_own_mirror, mirror_file
 from ..write import Staging
 
 # Tasks per message: large enough that sending results costs little next to building them, small
@@ -75,7 +78,8 @@ class RenderedPage(NamedTuple):
     kind: str
     title: str
     html: FileRecord
-    mirror: FileRecord
+    mirror: str  # where its JSON is: its own mirror's path, or a pointer into its group's (``urls.run_mirror``)
+    mirror_file: FileRecord | None  # its own mirror, as written; None for a page whose JSON is in another's
     rendered: bool  # False: the previous build's HTML was reused
     has_charts: bool  # placeholders the parent fills once every chart is drawn
 
@@ -124,15 +128,23 @@ def _build_pages(numbers: list[int]) -> list[list[RenderedPage]]:
     done: list[list[RenderedPage]] = []
     for number in numbers:
         pages = []
+        unchanged_mirrors: set[str] = set()  # this task's mirrors that the previous site holds byte for byte
         for page in _job.tasks[number]():
-            mirror = staging.put(page.mirror, mirror_json(page).encode("utf-8"))
-            html = _reused_html(page.html, mirror) if _job.reuse_pages else None
+            if has_own_mirror(page.mirror):
+                mirror = staging.put(page.mirror, mirror_json(page).encode("utf-8"))
+                unchanged = _job.reuse_pages and _unchanged(mirror)
+                if unchanged:
+                    unchanged_mirrors.add(mirror.path)
+            else:  # a run page: everything it shows is in its group's mirror, built just before it
+                mirror, unchanged = None, mirror_file(page.mirror) in unchanged_mirrors
+            html = staging.reuse(page.html) if unchanged else None
             if html is not None:
-                pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=False, has_charts=False))
+                pages.append(RenderedPage(page.kind, page.title, html, page.mirror, mirror, rendered=False,
+                                          has_charts=False))
                 continue
             content = renderer.page(page).encode("utf-8")
             html = staging.put(page.html, content)
-            pages.append(RenderedPage(page.kind, page.title, html, mirror, rendered=True,
+            pages.append(RenderedPage(page.kind, page.title, html, page.mirror, mirror, rendered=True,
                                       has_charts=ChartRenderer.has_placeholder(content)))
         done.append(pages)
     return done
@@ -150,13 +162,12 @@ def _render_chunk_in_worker(numbers: list[int]) -> tuple[list[list[RenderedPage]
     return rendered
 
 
-def _reused_html(html_path: str, mirror: FileRecord) -> FileRecord | None:
-    """The previous HTML of a page whose mirror the previous site holds byte for byte."""
+def _unchanged(mirror: FileRecord) -> bool:
+    """Whether the previous site holds this mirror byte for byte: then its page's HTML (and its
+    runs' pages', for a group) is the previous site's too, as the renderer is the same."""
     assert _job is not None
     previous = _job.staging.previous
-    if previous is None or not previous.reusable(mirror.path, mirror.sha256):
-        return None
-    return _job.staging.reuse(html_path)
+    return previous is not None and previous.reusable(mirror.path, mirror.sha256)
 
 
 class _Ends:

@@ -1,9 +1,10 @@
 """Compare 2–8 runs: align their identities, name the first difference that makes them
 incomparable, and rank them only when they share one comparison group.
 
-The input is the runs' JSON mirrors (``urls.mirror(urls.run(name))``), exactly what compare.js
-fetches in the browser, so the two implementations read the same documents; the output is the
-``compare-result`` document (schema published at ``api/v1/schemas/compare-result.schema.json``).
+The input is the runs' documents: ``run_document`` assembles one from its comparison group's
+mirror (``urls.run_mirror``), as compare.js does in the browser, so the two implementations read
+the same documents; the output is the ``compare-result`` document (schema published at
+``api/v1/schemas/compare-result.schema.json``).
 
 The algorithm (templates/static/compare.js implements the same):
 
@@ -70,6 +71,13 @@ def _fields(mirror: dict[str, Any]) -> dict[str, tuple[str, str]]:
 def _number(value: float) -> str:
     """A value as JSON writes it (81280, 199.03173828125): the same text in Python and JavaScript."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
+    """The run ``name``'s document from its group's mirror: ``html`` (its page), ``run`` (its
+    manifest) and ``details``, the group's ``runShared`` with the run's own details over it."""
+    run = group["runs"][name]
+    return {"html": run["html"], "run": run["run"], "details": {**group["runShared"], **run["details"]}}
 
 
 def compare_runs(mirrors: list[dict[str, Any]]) -> dict[str, Any]:

@@ -106,15 +106,16 @@ SEARCH_SHARD_SCHEMA: dict[str, Any] = {
 RUN_DIRECTORY_SCHEMA: dict[str, Any] = {
     "$schema": DIALECT,
     "title": "KernelIndex run directory shard",
-    "description": ("Run digests to run names, for runs whose digest starts with this shard's two hex digits. "
-                    "api/v1/runs/<name>.json is the run's mirror."),
+    "description": ("Run digests to where each run's JSON is, for runs whose digest starts with this shard's two "
+                    "hex digits: its comparison group's mirror and a JSON Pointer to the run in it "
+                    "(api/v1/groups/<group>.json#/runs/<name>)."),
     "type": "object",
     "additionalProperties": False,
     "required": ["v", "shard", "runs"],
     "properties": {
-        "v": {"const": 1},
+        "v": {"const": 2},
         "shard": {"type": "string", "pattern": "^[0-9a-f]{2}$"},
-        "runs": {"type": "object", "description": "first 12 hex digits of the digest -> run name",
+        "runs": {"type": "object", "description": "first 12 hex digits of the digest -> the run's mirror",
                  "propertyNames": {"pattern": "^[0-9a-f]{12}$"}, "additionalProperties": {"type": "string"}},
     },
 }

@@ -1,8 +1,11 @@
 // KernelIndex compare: the alignment of site_builder/search/compare.py, step for step, over the runs'
-// JSON mirrors (urls.py: api/v1/runs/<name>.json). The page reads ?runs=<digest prefix or run name>,…
-// (2 to 8), resolves digest prefixes through api/v1/runs/by-digest/<first two hex digits>.json,
-// fetches each run's mirror and renders the alignment. fetch() cannot read files from file://, so
-// there the page says to serve the site (kernelindex serve) instead.
+// JSON documents. A run's JSON is part of its comparison group's mirror (urls.py: run_mirror,
+// api/v1/groups/<group>.json#/runs/<name>); runDocument assembles the run's document from it as
+// compare.py's run_document does. The page reads ?runs=<digest prefix or run name>,… (2 to 8), finds
+// a digest prefix's run through api/v1/runs/by-digest/<first two hex digits>.json and a name's
+// through the JSON link of its run page, fetches each run's group mirror and renders the alignment.
+// fetch() cannot read files from file://, so there the page says to serve the site (kernelindex
+// serve) instead.
 (function (root) {
   "use strict";
 
@@ -133,22 +136,54 @@
     });
   }
 
-  // Where mirrors live comes from the page's data attributes (urls.py decides them).
-  var paths = { mirror: "api/v1/runs/{}.json", directory: "api/v1/runs/by-digest/{}.json" };
+  // A run's document from its group's mirror: the group's runShared and the run's own details,
+  // with the run's manifest and page (compare.py's run_document).
+  function runDocument(group, name) {
+    var run = group.runs[name];
+    if (!run) throw new Error("group " + group.html + " has no run " + name);
+    var details = {};
+    [group.runShared, run.details].forEach(function (part) {
+      Object.keys(part).forEach(function (key) { details[key] = part[key]; });
+    });
+    return { html: run.html, run: run.run, details: details };
+  }
+
+  // A run's JSON from its address: a group mirror and the JSON Pointer #/runs/<name>.
+  function fetchRun(url) {
+    var at = url.indexOf(POINTER);
+    if (at < 0) throw new Error(url + " does not point at a run");
+    var name = decodeURIComponent(url.slice(at + POINTER.length));
+    return getJson(url.slice(0, at)).then(function (group) { return runDocument(group, name); });
+  }
+  var POINTER = "#/runs/";
+
+  // Where runs live comes from the page's data attributes (urls.py decides them).
+  var paths = { page: "runs/{}.html", directory: "api/v1/runs/by-digest/{}.json" };
   function path(kind, value) { return paths[kind].split("{}").join(value); }
 
   function resolve(rootPath, id) {
     var digest = DIGEST.exec(id);
-    var byName = function () { return getJson(rootPath + path("mirror", encodeURIComponent(id))); };
+    var byName = function () {  // the run page's JSON link names its mirror
+      var page = new URL(rootPath + path("page", encodeURIComponent(id)), location.href);
+      return fetch(page.href).then(function (response) {
+        if (!response.ok) throw new Error("no run is named " + id);
+        return response.text();
+      }).then(function (text) {
+        var link = new DOMParser().parseFromString(text, "text/html")
+          .querySelector('link[rel="alternate"][type="application/json"]');
+        if (!link) throw new Error(page.href + " names no JSON mirror");
+        return fetchRun(new URL(link.getAttribute("href"), page).href);
+      });
+    };
     if (!digest) return byName();
     var prefix = digest[1];
     return getJson(rootPath + path("directory", prefix.slice(0, 2))).then(function (shard) {
       var head = prefix.slice(0, 12);  // the directory keeps 12 hex digits of each digest
-      var names = Object.keys(shard.runs).filter(function (key) { return key.indexOf(head) === 0; })
+      var found = Object.keys(shard.runs).filter(function (key) { return key.indexOf(head) === 0; })
         .map(function (key) { return shard.runs[key]; });
-      if (names.length > 1) throw new Error("digest prefix " + id + " names " + names.length + " runs: give more digits");
-      if (!names.length) throw new Error("no run has digest " + id);
-      return getJson(rootPath + path("mirror", encodeURIComponent(names[0])));
+      if (found.length > 1) throw new Error("digest prefix " + id + " names " + found.length + " runs: give more digits");
+      if (!found.length) throw new Error("no run has digest " + id);
+      return fetchRun(rootPath + found[0]);
     }, byName).then(function (mirror) {
       if (digest && mirror.details.digest.replace("sha256:", "").indexOf(digest[1]) !== 0 &&
           mirror.details.name !== id) {
@@ -214,7 +249,7 @@
     var target = document.getElementById("compare-results");
     if (!target) return;
     var rootPath = target.getAttribute("data-root") || "";
-    paths.mirror = target.getAttribute("data-run-mirror") || paths.mirror;
+    paths.page = target.getAttribute("data-run-page") || paths.page;
     paths.directory = target.getAttribute("data-run-directory") || paths.directory;
     var status = document.getElementById("compare-status");
     var ids = requested();

@@ -80,6 +80,13 @@ def test_compare_over_http_and_from_disk(browsing, bundled_site, bundled_url):
     page, _ = session.open(bundled_url + urls.compare([missing, next(iter(known))]))  # no 404: the shard says no
     page.wait_for_function("document.getElementById('compare-status').textContent.startsWith('Could not compare')")
     assert "no run has digest" in page.inner_text("#compare-status")
+    # By name: the run page's JSON link names its group's mirror (a name says nothing of its group).
+    pointers = [pointer for _, pointer in sorted(known.items())[:2]]
+    names = [pointer.partition("#/runs/")[2] for pointer in pointers]
+    page, _ = session.open(bundled_url + urls.compare(names))
+    page.wait_for_selector("#compare-verdict")
+    headings = page.locator("table.compare thead th a")
+    assert [headings.nth(i).get_attribute("href") for i in range(2)] == [urls.run(name) for name in names]
     disk = browsing(None)
     page, _ = disk.open(bundled_site.resolve().as_uri() + "/" + mirror["example"])
     assert "file://" in page.inner_text("#compare-status")

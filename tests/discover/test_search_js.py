@@ -10,6 +10,7 @@ import json
 import random
 
 from site_builder.search.compare import compare_runs
+from tests.run_json import some_runs
 from site_builder.search.match import search
 from site_builder.search.query import vocabulary
 
@@ -40,10 +41,7 @@ def test_search_js_agrees_on_the_bundled_index(bundled_index, tmp_path):
 
 
 def _mirrors(site, count: int = 60) -> list[dict]:
-    found = []
-    for path in sorted((site / "api/v1/runs").glob("*.json"))[:count]:
-        found.append(json.loads(path.read_text(encoding="utf-8")))
-    return found
+    return some_runs(site, count)
 
 
 def test_compare_js_agrees_on_run_mirrors(site, tmp_path):

@@ -16,6 +16,7 @@ from bs4 import BeautifulSoup
 from site_builder import urls
 from site_builder.mirrors import listed_documents
 from site_builder.search.compare import compare_runs
+from tests.run_json import read_run
 from site_builder.search.schema import COMPARE_RESULT_SCHEMA
 from site_builder.search.shards import merge
 
@@ -247,9 +248,10 @@ def test_run_pages_link_compare_with_1_through_the_run_directory(site, board):
     directory = {}
     for shard in {i[:2] for i in ids}:
         directory.update(json.loads((site / urls.run_directory(shard)).read_text(encoding="utf-8"))["runs"])
-    names = [directory[i] for i in ids]
-    assert names == [name, leader.name]
-    mirrors = [json.loads((site / urls.mirror(urls.run(n))).read_text(encoding="utf-8")) for n in names]
+    pointers = [directory[i] for i in ids]
+    cohort = board.runs[name].cohort
+    assert pointers == [urls.run_mirror(cohort, name), urls.run_mirror(cohort, leader.name)]
+    mirrors = [read_run(site, n) for n in (name, leader.name)]
     result = compare_runs(mirrors)
     jsonschema.Draft202012Validator(COMPARE_RESULT_SCHEMA).validate(result)
     assert result["comparable"] and result["ranking"][0]["run"] == leader.name
@@ -260,15 +262,17 @@ def test_run_directory_names_every_run_once(site, board):
     for path in (site / "api/v1/runs/by-digest").glob("*.json"):
         document = json.loads(path.read_text(encoding="utf-8"))
         assert document["shard"] == path.stem
-        for digest, name in document["runs"].items():
+        for digest, pointer in document["runs"].items():
+            group_mirror, _, name = pointer.partition("#/runs/")
             assert digest.startswith(path.stem) and name not in seen
+            assert group_mirror == urls.mirror(urls.group(board.runs[name].cohort))
             seen[name] = digest
     assert set(seen) == set(board.runs)
 
 
 def test_compare_names_the_first_difference(site, board):
     def mirror(run):
-        return json.loads((site / urls.mirror(urls.run(run.name))).read_text(encoding="utf-8"))
+        return read_run(site, run.name)
 
     runs = sorted(board.runs.values(), key=lambda r: r.name)
     by_lane: dict[tuple, list] = {}

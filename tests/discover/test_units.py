@@ -165,7 +165,7 @@ def test_robots_and_llms_txt():
     text = llms_txt("", date(2026, 1, 2), ["run", "search-index", "something-new"])
     assert text.startswith("# KernelIndex\n\n> ")
     assert f"[API index]({urls.API_INDEX})" in text and "`something-new`: see its schema" in text
-    assert urls.mirror(urls.run("<name>")) in text and urls.SEARCH_INDEX in text
+    assert urls.run_mirror("<id>", "<name>") in text and urls.SEARCH_INDEX in text
 
 
 # -- the newest few, without a key for every item -------------------------------------------------------
@@ -256,16 +256,20 @@ def test_run_directory_keeps_the_last_name_of_equal_digests():
 
     from site_builder.discover.outputs import run_directory
 
-    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12.
+    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12; one group,
+    # so the mirrors sort as the names do.
+    group = "sha256:" + "1" * 64
     runs = {"b": "sha256:ab0000000000ff", "a": "sha256:ab0000000000ee", "c": "sha256:00aa00000000", "z": "sha256:ab0000000001",
             "d": "cd0000000000", "b1": "sha256:ab0000000000aa", "e": "sha256:ab"}
-    board = SimpleNamespace(runs={name: SimpleNamespace(digest=digest) for name, digest in runs.items()})
+    board = SimpleNamespace(runs={name: SimpleNamespace(digest=digest, cohort=group) for name, digest in runs.items()})
     expected: dict[str, dict[str, str]] = {}
-    for name, run in sorted(board.runs.items()):  # what the directory has always been
+    for name, run in sorted(board.runs.items()):
         hex12 = run.digest.removeprefix("sha256:")[:12]
-        expected.setdefault(hex12[:2], {})[hex12] = name
+        expected.setdefault(hex12[:2], {})[hex12] = urls.run_mirror(group, name)
     assert run_directory(board) == [(shard, dict(sorted(names.items()))) for shard, names in sorted(expected.items())]
-    assert dict(run_directory(board))["ab"] == {"ab": "e", "ab0000000000": "b1", "ab0000000001": "z"}
+    in_group = "api/v1/groups/1111111111111111.json#/runs/"
+    assert dict(run_directory(board))["ab"] == {"ab": in_group + "e", "ab0000000000": in_group + "b1",
+                                                "ab0000000001": in_group + "z"}
 
 
 def test_discover_outputs_yields_the_run_directory_and_registers_it(board):
@@ -280,6 +284,6 @@ def test_discover_outputs_yields_the_run_directory_and_registers_it(board):
     assert shards
     for shard, runs in shards:
         text = files[outputs.urls.run_directory(shard)]
-        assert text == json.dumps({"runs": runs, "shard": shard, "v": 1}, separators=(",", ":")) + "\n"
+        assert text == json.dumps({"runs": runs, "shard": shard, "v": 2}, separators=(",", ":")) + "\n"
     registered = {entry.mirror for entry in mirrors.entries if entry.kind == "run-directory"}
     assert registered == {outputs.urls.run_directory(shard) for shard, _ in shards}

@@ -10,6 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from site_builder import urls
+from tests.run_json import read_run
 
 from .hostile_site import FLOOR_RUN, XSS, built_hostile_site
 
@@ -127,5 +128,5 @@ def test_below_the_floor_is_flagged_not_ranked(site):
     run = soup(site, urls.run(FLOOR_RUN))
     text = re.sub(r"\s+", " ", run.get_text(" "))
     assert "Implausible" in text and "faster than the physical floor" in text and "never ranked" in text
-    mirror = json.loads((site / urls.mirror(urls.run(FLOOR_RUN))).read_text(encoding="utf-8"))
+    mirror = read_run(site, FLOOR_RUN)
     assert "BELOW_PHYSICAL_FLOOR" in json.dumps(mirror)

@@ -21,6 +21,7 @@ from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
 from tests.bundled import bundled_data
+from tests.run_json import read_run
 from tests.scratch import scratch_folder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -183,11 +184,13 @@ def test_multimodal_suite_mean_and_sol(site):
 
 
 def test_run_mirror_gives_seed_002_by_its_references(site):
-    """A run mirror holds its own manifest and refers to its protocol's and environment's by digest
-    and mirror (issue 24): following the two gives seed 002's run/protocol/environment shape."""
+    """A run's JSON holds its own manifest and refers to its protocol's and environment's by digest
+    and mirror (issue 24): following the two gives seed 002's run/protocol/environment shape. It is
+    part of its group's mirror, named by its page's JSON link."""
     needs("llama4-rope")
     name = run_named_by("llama4_rope/backward/huggingface/nvidia-h100-80gb-hbm3/hidden512-kv_heads8-q_heads32-seq2048-bf16")
-    mirror = json.loads((site / f"api/v1/runs/{name}.json").read_text(encoding="utf-8"))
+    assert not (site / f"api/v1/runs/{name}.json").exists()
+    mirror = read_run(site, name)
     assert "protocol" not in mirror and "environment" not in mirror
     spec = mirror["run"]["spec"]
     assert spec["timing"] == {"latencyNs": {"median": 137600}, "primaryStatistic": "median"}
@@ -273,11 +276,18 @@ def test_every_mirror_validates_against_its_schema(site):
         part_schema.validate(json.loads((site / part).read_text(encoding="utf-8")))
     documents = list(listed_documents(lambda path: json.loads((site / path).read_text(encoding="utf-8"))))
     assert sum(kind["documents"] for kind in index["kinds"]) == len(documents)
-    # Every JSON file is a listed document, a schema, the index or one of its parts.
+    # Every JSON file is a listed document, a schema, the index or one of its parts; a run's
+    # document is a part of its group's mirror, named by a JSON Pointer.
+    files = [entry for entry in documents if "#" not in entry["mirror"]]
+    runs = [entry for entry in documents if entry["kind"] == "run"]
+    assert len(files) + len(runs) == len(documents) and all(run["mirror"].count("#/runs/") == 1 for run in runs)
     schemas = len(validators) + 2  # and the schemas of the index and of its parts
-    assert len(documents) == sum(1 for _ in (site / "api/v1").rglob("*.json")) - schemas - 1 - len(parts)
+    assert len(files) == sum(1 for _ in (site / "api/v1").rglob("*.json")) - schemas - 1 - len(parts)
     for entry in documents:
-        document = json.loads((site / entry["mirror"]).read_text(encoding="utf-8"))
+        path, _, run = entry["mirror"].partition("#/runs/")
+        document = json.loads((site / path).read_text(encoding="utf-8"))
+        if run:
+            document = document["runs"][run]
         errors = sorted(validators[entry["kind"]].iter_errors(document), key=lambda e: e.path)
         assert not errors, f"{entry['mirror']}: {errors[0].message} at {list(errors[0].path)}"
         assert (site / entry["html"]).is_file()
@@ -374,7 +384,7 @@ def test_run_page_floor_line_is_this_runs_ratio(site):
     needs("llama4-rope")
     name = run_named_by("llama4_rope/forward/huggingface/nvidia-h100-80gb-hbm3/hidden8192-kv_heads8-q_heads32-seq4096-bf16")
     page = soup(site, f"runs/{name}.html")
-    floor = json.loads((site / f"api/v1/runs/{name}.json").read_text(encoding="utf-8"))["details"]["floor"]
+    floor = read_run(site, name)["details"]["floor"]
     unrounded = floor["headroomV1"]["bytes"] / floor["bandwidthGbps"]
     # A run page says its floors in one line (the group page explains how they are counted).
     line = text(page.select_one(".floor-line"))
@@ -457,7 +467,7 @@ def test_sol_execbench_run_pages_credit_it_and_never_divide_by_an_empty_estimate
     for name in names:
         page = (site / "runs" / f"{name}.html").read_text(encoding="utf-8")
         assert "Data: NVIDIA SOL-ExecBench" in page, name
-        floor = json.loads((site / f"api/v1/runs/{name}.json").read_text(encoding="utf-8"))["details"].get("floor")
+        floor = read_run(site, name)["details"].get("floor")
         if floor and floor["headroomV1"]["bytes"] == 0:
             empty_estimates += 1
             line = text(BeautifulSoup(page, "html.parser").select_one(".floor-line"))
