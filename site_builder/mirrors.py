@@ -24,11 +24,13 @@ PART_SCHEMA_KIND = "index-part"
 # What documents refer to rather than copy (on a large site a copy per run would be most of it),
 # and how a reader gets it: published in the API index (ApiIndex.references).
 REFERENCES = {
-    "run": "a run's JSON is part of its comparison group's document: `mirror` is "
-           "api/v1/groups/<group>.json#/runs/<name>, a JSON Pointer to `runs.<name>` (its page, manifest and own "
-           "details); the group's `runShared` holds what its runs share (operation, workload, group, leader, "
-           "protocol, environment, floor). The run's whole document is `details` = runShared with the run's "
-           "details over it (site_builder/search/compare.py: run_document)",
+    "group": "a comparison group's JSON is part of its workload's document (the kernel page's mirror for that "
+             "workload): `mirror` is <workload mirror>#/groups/<id>, a JSON Pointer to `groups.<id>`",
+    "run": "a run's JSON is part of its comparison group's: `mirror` is <workload mirror>#/groups/<id>/runs/<name>, "
+           "a JSON Pointer to the run's page, manifest and own details; the group's `runShared` holds what its runs "
+           "share (operation, workload, group, leader, protocol, environment, floor), and its `comparison.rows` or "
+           "`unranked` the run's ranking row with its implementation. The run's whole document is `details` = "
+           "runShared, the run's details and its row (site_builder/search/compare.py: run_document)",
     "group.runShared.protocol": "the runs' BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is "
                                 "the canonical manifest with digest `digest` (= run.spec.protocolDigest)",
     "group.runShared.environment": "the runs' ExecutionEnvironment: `mirror` is the environment's document, whose "

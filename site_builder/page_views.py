@@ -24,8 +24,9 @@ from .derive.floors import memory_floor_ns
 # workload by title and the record it broke by run and value (``BrokenRecord``); a challenge row
 # names its group by ``GroupLink`` and its record by ``RunRef``; an implementation page's run row
 # carries the run's ``RunStanding``; a citation drops the permalink and digest its page gives.
-# 4.0.0: a run's JSON is part of its group's mirror (``GroupPage.runs``, its facts the group shares
-# once in ``run_shared``): no document per run (issue 24).
+# 4.0.0: a run's JSON is part of its group's (``GroupPage.runs``, its facts the group shares once in
+# ``run_shared``), and a group's part of its workload's mirror (``KernelPage.groups``): no document
+# per run or per group (issue 24).
 MIRROR_VERSION = "4.0.0"
 
 
@@ -415,6 +416,9 @@ class KernelPage(Page):
     more_scaling: list[ChartView] = Field(default_factory=list, description="other GPUs' groups, one chart each")
     implementations: list[ImplementationRow]
     sources_observed: dict[str, datetime] = Field(default_factory=dict, description="per source, when its newest run of this kernel was observed")
+    groups: dict[str, GroupPage] = Field(default_factory=dict, description=(
+        "the workload's comparison groups by id (16 hex digits of the key), each with its runs: a group's mirror is "
+        "`#/groups/<id>` of this document, a run's `#/groups/<id>/runs/<name>`"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -520,19 +524,15 @@ class RunShared(View):
 
 
 class RunOwn(View):
-    """A run's own facts, as its group's mirror holds them (``GroupRun.details``)."""
+    """A run's own facts, as its group's document holds them (``GroupRun.details``): those its
+    manifest and its group's ranking rows do not already say."""
 
-    name: str
-    digest: str
     title: str
-    row: RunStanding
-    implementation: ImplementationRef
     revision: str | None
     source: SourceLink | None
     benchmark: str | None
     external_id: str | None
     source_metrics: dict[str, float]
-    measurements: list[MeasurementView]
     correctness: CorrectnessView
     artifacts: list[ArtifactView]
     attestations: list[AttestationView]
@@ -540,17 +540,29 @@ class RunOwn(View):
     retraction: str | None
     superseded_by: Link | None
     supersedes: Link | None
+
+
+class RunRepeated(View):
+    """What a run page shows that its group's document holds elsewhere: the run's ranking row
+    (``comparison.rows`` or ``unranked``, with its implementation) and its manifest's measurements,
+    and the citation made from them."""
+
+    name: str
+    digest: str
+    row: RunStanding
+    implementation: ImplementationRef
+    measurements: list[MeasurementView]
     cite: Citation
 
 
-class RunDetails(RunOwn, RunShared):
-    """Everything a run page shows: the run's own facts and its group's (the page is built from
-    both; its mirror is its group's, which holds each once)."""
+class RunDetails(RunOwn, RunShared, RunRepeated):
+    """Everything a run page shows: the run's own facts, its group's, and its row's (the page is
+    built from all three; its mirror is a part of its group's, which holds each once)."""
 
 
 class GroupRun(View):
-    """A run in its group's mirror, at the JSON Pointer ``#/runs/<name>`` (``urls.run_mirror``):
-    with the group's ``runShared`` it is all its run page shows."""
+    """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with the group's
+    ``runShared`` it is all its run page shows."""
 
     html: str = Field(description="the run's page")
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
@@ -558,8 +570,8 @@ class GroupRun(View):
 
 
 class RunPage(Page):
-    """A run's page (seed 001). Its JSON is part of its group's mirror (``mirror`` is a JSON
-    Pointer into it): a document per run would be a file per run for facts the group holds."""
+    """A run's page (seed 001). Its JSON is part of its group's, in its workload's mirror
+    (``mirror`` is a JSON Pointer into it): a document per run would be a file per run."""
 
     kind: Literal["run"] = "run"
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
@@ -647,7 +659,10 @@ class GroupPage(Page):
     run_shared: RunShared = Field(description="what every run of the group shares (its operation, workload, protocol, "
                                               "environment, leader and floor), held once for all of them")
     runs: dict[str, GroupRun] = Field(description="each run of the group by name: its manifest and own facts "
-                                                  "(a run's mirror is `#/runs/<name>` of this document)")
+                                                  "(a run's mirror is `runs/<name>` under this group's)")
+
+
+KernelPage.model_rebuild()  # its groups are GroupPages, defined after it
 
 
 class RegressionsPage(Page):

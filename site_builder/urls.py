@@ -90,16 +90,21 @@ def mirror(page: str) -> str:
     return f"{API_ROOT}/{page.removesuffix('.html')}.json"
 
 
-def run_mirror(group_key: str, name: str) -> str:
-    """Where a run's JSON lives: inside its comparison group's mirror, under ``runs``, named by a
-    JSON Pointer (RFC 6901) fragment. A document per run would be a file per run: on a large site,
-    a third of its files for facts the group's document already holds (issue 24). Run names are
-    slugs, so the pointer needs no escaping."""
-    return f"{mirror(group(group_key))}#/runs/{name}"
+def group_mirror(workload_mirror: str, key: str) -> str:
+    """Where a comparison group's JSON is: inside its workload's mirror, under ``groups``, named by
+    a JSON Pointer (RFC 6901) fragment. A document per group and per run would be two files per
+    run on a large site, over every static host's limit (issue 24); ids and run names are slugs,
+    so the pointer needs no escaping."""
+    return f"{workload_mirror}#/groups/{group_id(key)}"
+
+
+def run_mirror(group_mirror_path: str, name: str) -> str:
+    """Where a run's JSON is: inside its group's (``group_mirror``), under ``runs``."""
+    return f"{group_mirror_path}/runs/{name}"
 
 
 def mirror_file(mirror_path: str) -> str:
-    """The file a mirror is in: the mirror itself, or a group's for a run's (``run_mirror``)."""
+    """The file a mirror is in: the mirror itself, or its workload's for a group's or a run's."""
     return mirror_path.partition("#")[0]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
+from itertools import chain
 from datetime import datetime
 
 from .. import urls
@@ -15,8 +16,9 @@ from ..derive.ranking import RankedRow
 from ..derive.model import RunFacts, evidence_strength
 from ..link import Entity
 from ..page_views import (
-    GpuRecord, HeadlineView, ImplementationRow, KernelPage, LanguageBestView, PassedOver, WorkloadLink,
+    GpuRecord, GroupPage, HeadlineView, ImplementationRow, KernelPage, LanguageBestView, Page, PassedOver, WorkloadLink,
 )
+from .run import groups_and_runs
 from .view_parts import KERNEL_PAGE_ROWS, SUITE, ViewFactory, workload_label
 
 # Workloads a workload's page lists around its own (the kernel's page lists them all).
@@ -59,20 +61,30 @@ class _KernelFacts:
     source_observed: dict[str, datetime]
 
 
-def kernel_pages(factory: ViewFactory, operation: str, workloads: list[Entity],
-                 implementations: list[str]) -> list[Callable[[], KernelPage]]:
-    """What builds each page of the kernel ``operation``: one per workload (``workloads_of``'s order);
-    ``implementations``: the kernel's, by name."""
+def kernel_pages(factory: ViewFactory, operation: str, workloads: list[Entity], implementations: list[str],
+                 superseded_by: dict[str, str]) -> list[Callable[[], tuple[Page, ...]]]:
+    """What builds the pages of each workload of the kernel ``operation`` (``workloads_of``'s
+    order): its page, then each of its comparison groups' page followed by the group's runs'
+    pages, whose JSON is all in the workload page's mirror. ``implementations``: the kernel's, by
+    name; ``superseded_by``: run -> the run that supersedes it."""
     # Gathered when the kernel's first page is built (in a render worker), not while the pages
     # are planned: a pass over all the kernel's runs.
     shared = cache(partial(_kernel_facts, factory, operation, workloads, implementations))
     # A declared kernel no source has measured yet still has its page (what it computes), so that
     # the index, search and sources never link to nothing.
-    return [partial(_kernel_page_with, factory, shared, workload) for workload in workloads or [None]]
+    return [partial(_workload_pages, factory, shared, workload, superseded_by) for workload in workloads or [None]]
 
 
-def _kernel_page_with(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity | None) -> KernelPage:
-    return _kernel_page(factory, kernel(), workload)
+def _workload_pages(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity | None,
+                    superseded_by: dict[str, str]) -> tuple[Page, ...]:
+    """A workload's page first (its mirror holds the rest), then its groups' and runs' pages."""
+    if workload is None:
+        return (_kernel_page(factory, kernel(), None, {}),)
+    mirror = urls.mirror(factory.workload_url(workload.name))
+    groups = groups_and_runs(factory, workload.name, superseded_by, mirror)
+    page = _kernel_page(factory, kernel(), workload,
+                        {urls.group_id(group.comparison.summary.key): group for group, _ in groups})
+    return (page, *chain.from_iterable((group, *runs) for group, runs in groups))
 
 
 def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity], implementations: list[str]) -> _KernelFacts:
@@ -104,7 +116,8 @@ def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity],
                         max((run.observed_at for run in runs), default=None), best, source_observed)
 
 
-def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | None) -> KernelPage:
+def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | None,
+                 groups: dict[str, GroupPage]) -> KernelPage:
     board = factory.board
     operation = factory.operation(kernel.name)
     if workload is None:
@@ -141,6 +154,7 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | 
         more_scaling=charts[1:] if charts and board.scaling(selected) is not None else charts,
         implementations=_implementation_rows(factory, kernel, selected),
         sources_observed=kernel.source_observed,
+        groups=groups,
     )
 
 

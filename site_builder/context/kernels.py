@@ -1,6 +1,6 @@
 """The pages that read one kernel's runs only, planned a kernel at a time: its kernel pages (one
-per workload), comparison-group pages with their runs' pages, and implementation pages, nine in
-ten of a site's pages.
+per workload), each with its comparison groups' and runs' pages, and implementation pages, nine
+in ten of a site's pages.
 
 A rebuild keeps every page of a kernel whose runs did not change without planning any of them
 (``KernelPages`` is a task signed by its kernel: ``page_signatures``); it plans the pages of the
@@ -19,10 +19,10 @@ from ..page_views import Page
 from .catalog import CatalogIndex, implementation_page
 from .view_parts import ViewFactory
 from .kernel import kernel_pages, workloads_of
-from .run import group_pages
 
-# What builds a page, or a few that go together: a group's page and its runs' pages, whose JSON is
-# the group's mirror (so a rebuild renders them again exactly when that mirror changed).
+# What builds a page, or a few that go together: a workload's page, its groups' and its runs' pages,
+# whose JSON is all in the workload's mirror (so a rebuild renders them again exactly when that
+# mirror changed).
 Builder = Callable[[], tuple[Page, ...]]
 
 
@@ -55,7 +55,7 @@ class KernelPages(SignedTask):
 
 class KernelPlans:
     """What plans each kernel's pages, in the site's order: kernels by name; for each, its kernel
-    pages, then its groups (by workload name), each followed by its runs (by name), then its
+    pages, each followed by its workload's groups, each followed by its runs (by name), then its
     implementations (by name)."""
 
     def __init__(self, factory: ViewFactory, index: CatalogIndex):
@@ -73,9 +73,8 @@ class KernelPlans:
     def builders(self, operation: str) -> list[Builder]:
         factory, index = self.factory, self.index
         return [
-            *map(_alone, kernel_pages(factory, operation, self._workloads[operation],
-                                      self._implementations.get(operation, []))),
-            *group_pages(factory, sorted(workload.name for workload in self._workloads[operation]), self._superseded_by),
+            *kernel_pages(factory, operation, self._workloads[operation], self._implementations.get(operation, []),
+                          self._superseded_by),
             *(_alone(partial(implementation_page, factory, index, name))
               for name in self._implementations.get(operation, [])),
         ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 
 from .. import urls
 from ..charts import history_chart
@@ -13,7 +11,7 @@ from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
     ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, GroupRun, Link, MeasurementView,
-    RecordEventView, RunDetails, RunOwn, RunPage, RunShared,
+    RecordEventView, RunDetails, RunOwn, RunPage, RunRepeated, RunShared,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
 from .timeline_view import timeline_view
@@ -37,18 +35,15 @@ def _run_own(factory: ViewFactory, entity: Entity, superseded_by: str | None, sh
     board, catalog = factory.board, factory.catalog
     facts = board.runs[entity.name]
     spec = entity.spec
-    implementation = factory.implementation(facts.implementation)
     native = spec.sourceNative
     revision = catalog.implementations[facts.implementation].spec.projectRevision
     return unchecked(
         RunOwn,
-        name=entity.name, digest=entity.digest, title=entity.metadata.title or _run_title(entity, implementation, shared),
-        row=factory.standing(facts), implementation=factory.implementation_ref(facts.implementation),
+        title=entity.metadata.title or _run_title(entity, factory.implementation(facts.implementation), shared),
         revision=revision.version or (revision.commit[:12] if revision.commit else None),
         source=factory.source_link(native.source) if native else None,
         benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
         source_metrics={name: as_float(value) for name, value in (native.metrics or {}).items()} if native else {},
-        measurements=_measurements(entity),
         correctness=_correctness(entity, shared.workload.correctness),
         artifacts=[ArtifactView(kind=a.kind, url=a.url, path=a.path, digest=a.digest)
                    for a in (spec.evidence.artifacts if spec.evidence and spec.evidence.artifacts else [])],
@@ -59,6 +54,17 @@ def _run_own(factory: ViewFactory, entity: Entity, superseded_by: str | None, sh
                     if entity.metadata.retraction else None),
         superseded_by=Link(title=superseded_by, url=urls.run(superseded_by)) if superseded_by else None,
         supersedes=Link(title=facts.supersedes, url=urls.run(facts.supersedes)) if facts.supersedes else None,
+    )
+
+
+def _run_repeated(factory: ViewFactory, entity: Entity, shared: RunShared) -> RunRepeated:
+    board = factory.board
+    facts = board.runs[entity.name]
+    implementation = factory.implementation(facts.implementation)
+    return unchecked(
+        RunRepeated,
+        name=entity.name, digest=entity.digest, row=factory.standing(facts),
+        implementation=factory.implementation_ref(facts.implementation), measurements=_measurements(entity),
         cite=unchecked(
             Citation,
             accessed=board.as_of,
@@ -73,12 +79,12 @@ def _run_title(entity: Entity, implementation, shared: RunShared) -> str:
     return f"Run {entity.digest.removeprefix('sha256:')[:8]} · {implementation.title} · {shared.operation.title}"
 
 
-def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, shared: RunShared) -> RunPage:
+def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, shared: RunShared, mirror: str) -> RunPage:
     implementation = factory.implementation(factory.board.runs[entity.name].implementation)
-    parts = {**shared.__dict__, **own.__dict__}
+    parts = {**shared.__dict__, **own.__dict__, **_run_repeated(factory, entity, shared).__dict__}
     details = unchecked(RunDetails, **{name: parts[name] for name in RunDetails.model_fields})
     fields = factory.page_fields("run", _run_title(entity, implementation, shared), urls.run(entity.name))
-    fields["mirror"] = urls.run_mirror(shared.cohort.key, entity.name)  # its part of the group's mirror
+    fields["mirror"] = mirror  # its part of its group's, in the workload's mirror
     return unchecked_page(RunPage, **fields, run=entity.manifest(), details=details)
 
 
@@ -121,36 +127,39 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
     )
 
 
-def group_pages(factory: ViewFactory, workloads: list[str], superseded_by: dict[str, str]
-                ) -> list[Callable[[], tuple[GroupPage | RunPage, ...]]]:
-    """What builds each comparison group of ``workloads`` (each workload's default, largest group
-    first): the group's page, then its runs' pages (by name), whose JSON is in the group's mirror.
-    ``superseded_by``: run -> the run that supersedes it."""
-    workload_cohorts = factory.board.workload_cohorts
-    return [partial(_group_and_runs, factory, cohort, cohorts, superseded_by)
-            for cohorts in map(workload_cohorts.get, workloads) if cohorts for cohort in cohorts]
+def groups_and_runs(factory: ViewFactory, workload: str, superseded_by: dict[str, str], workload_mirror: str
+                    ) -> list[tuple[GroupPage, list[RunPage]]]:
+    """Each comparison group of ``workload`` (its default, largest group first) with its runs'
+    pages (by name); their JSON is part of the workload's mirror (``workload_mirror``), so a rebuild
+    renders them again exactly when that changed. ``superseded_by``: run -> the run that supersedes it."""
+    cohorts = factory.board.workload_cohorts.get(workload) or []
+    return [_group_and_runs(factory, cohort, cohorts, superseded_by, urls.group_mirror(workload_mirror, cohort.key))
+            for cohort in cohorts]
 
 
-def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], superseded_by: dict[str, str]
-                    ) -> tuple[GroupPage | RunPage, ...]:
+def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], superseded_by: dict[str, str],
+                    mirror: str) -> tuple[GroupPage, list[RunPage]]:
     run_files = factory.catalog.runs
     shared = _run_shared(factory, cohort)
     entities = [run_files[name] for name in sorted(run.name for run in cohort.runs)]
     own = [_run_own(factory, entity, superseded_by.get(entity.name), shared) for entity in entities]
     runs = {entity.name: unchecked(GroupRun, html=urls.run(entity.name), run=entity.manifest(), details=details)
             for entity, details in zip(entities, own)}
-    group = _group_page(factory, cohort, siblings, shared, runs)
-    return (group, *(_run_page(factory, entity, details, shared) for entity, details in zip(entities, own)))
+    group = _group_page(factory, cohort, siblings, shared, runs, mirror)
+    return group, [_run_page(factory, entity, details, shared, urls.run_mirror(mirror, entity.name))
+                   for entity, details in zip(entities, own)]
 
 
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], shared: RunShared,
-                runs: dict[str, GroupRun]) -> GroupPage:
+                runs: dict[str, GroupRun], mirror: str) -> GroupPage:
     workload = factory.workload_ref(cohort.workload)
     operation = factory.operation_link(cohort.operation)
+    fields = factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key))
+    fields["mirror"] = mirror  # its part of the workload's mirror
     # Unchecked: views and facts already checked, for every one of the groups.
     return unchecked_page(
         GroupPage,
-        **factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key)),
+        **fields,
         operation=operation,
         workload=workload,
         comparison=factory.comparison(cohort),

@@ -231,7 +231,7 @@ class ComparePage(Page):
     max_runs: int
     fields: list[CompareFieldHelp]
     run_page: str = Field(description="a run's page, whose JSON link names its mirror; <name> is the run's name")
-    run_mirror: str = Field(description="where a run's JSON is: its group's mirror and a JSON Pointer to the run")
+    run_mirror: str = Field(description="where a run's JSON is: its workload's mirror and a JSON Pointer to the run")
     run_directory: str = Field(description="digest prefix to run mirror: <xx> is the digest's first two hex digits")
     result_schema: str
     example: str | None = Field(description="a compare link for two runs of one group")

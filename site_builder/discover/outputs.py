@@ -82,12 +82,16 @@ def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     cheaply than a pair, which compares element by element; a shard's dict, made in that order,
     keeps the last mirror of equal digits."""
     shards: dict[str, list[str]] = {}
+    headlines: dict[str, str | None] = {}
     for name, run in board.runs.items():
         hex12 = run.digest.removeprefix("sha256:")[:12]
         shard = shards.get(hex12[:2])
         if shard is None:
             shard = shards[hex12[:2]] = []
-        shard.append(hex12 + "\0" + urls.run_mirror(run.cohort, name))
+        if run.operation not in headlines:
+            headlines[run.operation] = board.headline_workload(board.catalog.operations[run.operation])
+        workload = urls.mirror(urls.workload(run.operation, run.workload, headlines[run.operation]))
+        shard.append(hex12 + "\0" + urls.run_mirror(urls.group_mirror(workload, run.cohort), name))
     return [(prefix, dict([key.split("\0", 1) for key in sorted(keys)])) for prefix, keys in sorted(shards.items())]
 
 

@@ -88,10 +88,11 @@ DOCUMENTS = {
                f"{urls.mirror(urls.kernel('<operation>'))} and {urls.mirror(urls.workload('<operation>', '<workload>', None))}",
                "one workload of a kernel: the answer (fastest, usable today), its comparison groups, the ranked rows, "
                "floors, the scaling chart's data"),
-    "group": (*_pair(urls.group("<id>")),
-              "one comparison group (<id>: 16 hex digits of its comparison key): ranking, unranked runs with reasons, "
-              "record history, and each of its runs (`runs`, with what they share in `runShared`)"),
-    "run": (urls.run("<name>"), urls.run_mirror("<id>", "<name>"),
+    "group": (urls.group("<id>"), urls.group_mirror("<workload mirror>", "<id>"),
+              "one comparison group (<id>: 16 hex digits of its comparison key), in its workload's document: ranking, "
+              "unranked runs with reasons, record history, and each of its runs (`runs`, with what they share in "
+              "`runShared`)"),
+    "run": (urls.run("<name>"), urls.run_mirror(urls.group_mirror("<workload mirror>", "<id>"), "<name>"),
             "one run, inside its group's document: its canonical BenchmarkRun, rank, evidence, citation; the group's "
             "runShared has its protocol and environment (by digest and mirror) and floor"),
     "implementation": (*_pair(urls.implementation("<name>")), "an implementation: install verdict, licence, every run with its rank"),

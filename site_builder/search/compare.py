@@ -2,7 +2,7 @@
 incomparable, and rank them only when they share one comparison group.
 
 The input is the runs' documents: ``run_document`` assembles one from its comparison group's
-mirror (``urls.run_mirror``), as compare.js does in the browser, so the two implementations read
+part of its workload's mirror (``urls.run_mirror``), as compare.js does in the browser, so the two implementations read
 the same documents; the output is the ``compare-result`` document (schema published at
 ``api/v1/schemas/compare-result.schema.json``).
 
@@ -73,11 +73,30 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def pointed(document: Any, pointer: str) -> Any:
+    """The value at a JSON Pointer (RFC 6901) in ``document``."""
+    for token in pointer.split("/")[1:]:
+        document = document[token.replace("~1", "/").replace("~0", "~")]
+    return document
+
+
+def run_at(document: dict[str, Any], pointer: str) -> dict[str, Any]:
+    """The run's document at ``pointer`` (``/groups/<id>/runs/<name>``) of its workload's mirror."""
+    group, _, name = pointer.rpartition("/runs/")
+    return run_document(pointed(document, group), name)
+
+
 def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
-    """The run ``name``'s document from its group's mirror: ``html`` (its page), ``run`` (its
-    manifest) and ``details``, the group's ``runShared`` with the run's own details over it."""
+    """The run ``name``'s document from its group's: ``html`` (its page), ``run`` (its manifest)
+    and ``details``: the group's ``runShared``, the run's own details, and its ranking row (in
+    ``comparison.rows`` or ``unranked``) as ``row``, with the row's ``implementation``, ``run``
+    name and ``digest``."""
     run = group["runs"][name]
-    return {"html": run["html"], "run": run["run"], "details": {**group["runShared"], **run["details"]}}
+    comparison = group["comparison"]
+    row = next(row for row in comparison["rows"] + comparison["unranked"] if row["run"] == name)
+    return {"html": run["html"], "run": run["run"],
+            "details": {**group["runShared"], **run["details"], "name": name, "digest": row["digest"], "row": row,
+                        "implementation": row["implementation"]}}
 
 
 def compare_runs(mirrors: list[dict[str, Any]]) -> dict[str, Any]:

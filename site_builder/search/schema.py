@@ -107,8 +107,8 @@ RUN_DIRECTORY_SCHEMA: dict[str, Any] = {
     "$schema": DIALECT,
     "title": "KernelIndex run directory shard",
     "description": ("Run digests to where each run's JSON is, for runs whose digest starts with this shard's two "
-                    "hex digits: its comparison group's mirror and a JSON Pointer to the run in it "
-                    "(api/v1/groups/<group>.json#/runs/<name>)."),
+                    "hex digits: its workload's mirror and a JSON Pointer to the run in it "
+                    "(<workload mirror>#/groups/<id>/runs/<name>)."),
     "type": "object",
     "additionalProperties": False,
     "required": ["v", "shard", "runs"],

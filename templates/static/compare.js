@@ -1,9 +1,9 @@
 // KernelIndex compare: the alignment of site_builder/search/compare.py, step for step, over the runs'
-// JSON documents. A run's JSON is part of its comparison group's mirror (urls.py: run_mirror,
-// api/v1/groups/<group>.json#/runs/<name>); runDocument assembles the run's document from it as
-// compare.py's run_document does. The page reads ?runs=<digest prefix or run name>,… (2 to 8), finds
+// JSON documents. A run's JSON is part of its comparison group's, in its workload's mirror
+// (urls.py: run_mirror, <workload mirror>#/groups/<id>/runs/<name>); runDocument assembles the
+// run's document from its group as compare.py's run_document does. The page reads ?runs=<digest prefix or run name>,… (2 to 8), finds
 // a digest prefix's run through api/v1/runs/by-digest/<first two hex digits>.json and a name's
-// through the JSON link of its run page, fetches each run's group mirror and renders the alignment.
+// through the JSON link of its run page, fetches each run's workload mirror and renders the alignment.
 // fetch() cannot read files from file://, so there the page says to serve the site (kernelindex
 // serve) instead.
 (function (root) {
@@ -136,26 +136,46 @@
     });
   }
 
-  // A run's document from its group's mirror: the group's runShared and the run's own details,
-  // with the run's manifest and page (compare.py's run_document).
+  // A run's document from its group's: the group's runShared, the run's own details, and its
+  // ranking row with the row's implementation, name and digest (compare.py's run_document).
   function runDocument(group, name) {
     var run = group.runs[name];
     if (!run) throw new Error("group " + group.html + " has no run " + name);
+    var comparison = group.comparison;
+    var row = comparison.rows.concat(comparison.unranked).filter(function (r) { return r.run === name; })[0];
     var details = {};
     [group.runShared, run.details].forEach(function (part) {
       Object.keys(part).forEach(function (key) { details[key] = part[key]; });
     });
+    details.name = name;
+    details.digest = row.digest;
+    details.row = row;
+    details.implementation = row.implementation;
     return { html: run.html, run: run.run, details: details };
   }
 
-  // A run's JSON from its address: a group mirror and the JSON Pointer #/runs/<name>.
-  function fetchRun(url) {
-    var at = url.indexOf(POINTER);
-    if (at < 0) throw new Error(url + " does not point at a run");
-    var name = decodeURIComponent(url.slice(at + POINTER.length));
-    return getJson(url.slice(0, at)).then(function (group) { return runDocument(group, name); });
+  // The value at a JSON Pointer (RFC 6901) in a document.
+  function pointed(document, pointer) {
+    return pointer.split("/").slice(1).reduce(function (node, token) {
+      var key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (node === null || typeof node !== "object" || !Object.prototype.hasOwnProperty.call(node, key)) {
+        throw new Error("nothing at " + pointer);
+      }
+      return node[key];
+    }, document);
   }
-  var POINTER = "#/runs/";
+
+  // A run's JSON from its address: its workload's mirror and a JSON Pointer to the run in one of
+  // its groups (#/groups/<id>/runs/<name>).
+  function fetchRun(url) {
+    var hash = url.indexOf("#"), pointer = decodeURIComponent(url.slice(hash + 1));
+    var at = pointer.lastIndexOf(RUNS);
+    if (hash < 0 || at < 0) throw new Error(url + " does not point at a run");
+    return getJson(url.slice(0, hash)).then(function (document) {
+      return runDocument(pointed(document, pointer.slice(0, at)), pointer.slice(at + RUNS.length));
+    });
+  }
+  var RUNS = "/runs/";
 
   // Where runs live comes from the page's data attributes (urls.py decides them).
   var paths = { page: "runs/{}.html", directory: "api/v1/runs/by-digest/{}.json" };

@@ -16,6 +16,7 @@ import pytest
 
 from site_builder import urls
 from site_builder.mirrors import listed_documents
+from tests.run_json import read_document
 
 from .sitemap import html_pages, is_external, read_page, resolve
 
@@ -113,11 +114,8 @@ def test_every_mirror_validates_against_the_schema_it_names(bundled_site: Path, 
     assert not unmirrored, f"{len(unmirrored)} pages without a mirror, e.g. {sorted(unmirrored)[:5]}"
     bad = []
     for entry in documents:
-        # A run's document is a part of its group's mirror, named by a JSON Pointer (urls.run_mirror).
-        path, _, run = entry["mirror"].partition("#/runs/")
-        document = json.loads((bundled_site / path).read_text(encoding="utf-8"))
-        if run:
-            document = document["runs"][run]
+        # A group's or a run's document is a part of its workload's mirror, named by a JSON Pointer.
+        document = read_document(bundled_site, entry["mirror"])
         schema_path = index["schemas"][entry["kind"]]
         # A page mirror also names its schema and its page itself (data documents such as the
         # search index do not), and the page names its mirror back.

@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 from site_builder import urls
 from site_builder.mirrors import listed_documents
 from site_builder.search.compare import compare_runs
-from tests.run_json import read_run
+from tests.run_json import mirror_of, read_run
 from site_builder.search.schema import COMPARE_RESULT_SCHEMA
 from site_builder.search.shards import merge
 
@@ -249,8 +249,7 @@ def test_run_pages_link_compare_with_1_through_the_run_directory(site, board):
     for shard in {i[:2] for i in ids}:
         directory.update(json.loads((site / urls.run_directory(shard)).read_text(encoding="utf-8"))["runs"])
     pointers = [directory[i] for i in ids]
-    cohort = board.runs[name].cohort
-    assert pointers == [urls.run_mirror(cohort, name), urls.run_mirror(cohort, leader.name)]
+    assert pointers == [mirror_of(site, urls.run(name)), mirror_of(site, urls.run(leader.name))]
     mirrors = [read_run(site, n) for n in (name, leader.name)]
     result = compare_runs(mirrors)
     jsonschema.Draft202012Validator(COMPARE_RESULT_SCHEMA).validate(result)
@@ -263,9 +262,9 @@ def test_run_directory_names_every_run_once(site, board):
         document = json.loads(path.read_text(encoding="utf-8"))
         assert document["shard"] == path.stem
         for digest, pointer in document["runs"].items():
-            group_mirror, _, name = pointer.partition("#/runs/")
+            name = pointer.rpartition("/runs/")[2]
             assert digest.startswith(path.stem) and name not in seen
-            assert group_mirror == urls.mirror(urls.group(board.runs[name].cohort))
+            assert pointer == mirror_of(site, urls.run(name))  # where the run page's JSON link says
             seen[name] = digest
     assert set(seen) == set(board.runs)
 

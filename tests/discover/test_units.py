@@ -256,18 +256,20 @@ def test_run_directory_keeps_the_last_name_of_equal_digests():
 
     from site_builder.discover.outputs import run_directory
 
-    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12; one group,
-    # so the mirrors sort as the names do.
+    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12; one group
+    # of one workload (its kernel's headline), so the mirrors sort as the names do.
     group = "sha256:" + "1" * 64
     runs = {"b": "sha256:ab0000000000ff", "a": "sha256:ab0000000000ee", "c": "sha256:00aa00000000", "z": "sha256:ab0000000001",
             "d": "cd0000000000", "b1": "sha256:ab0000000000aa", "e": "sha256:ab"}
-    board = SimpleNamespace(runs={name: SimpleNamespace(digest=digest, cohort=group) for name, digest in runs.items()})
+    board = SimpleNamespace(
+        runs={name: SimpleNamespace(digest=digest, cohort=group, operation="op", workload="w") for name, digest in runs.items()},
+        catalog=SimpleNamespace(operations={"op": "the op"}), headline_workload=lambda operation: "w")
+    in_group = "api/v1/kernels/op.json#/groups/1111111111111111/runs/"
     expected: dict[str, dict[str, str]] = {}
     for name, run in sorted(board.runs.items()):
         hex12 = run.digest.removeprefix("sha256:")[:12]
-        expected.setdefault(hex12[:2], {})[hex12] = urls.run_mirror(group, name)
+        expected.setdefault(hex12[:2], {})[hex12] = in_group + name
     assert run_directory(board) == [(shard, dict(sorted(names.items()))) for shard, names in sorted(expected.items())]
-    in_group = "api/v1/groups/1111111111111111.json#/runs/"
     assert dict(run_directory(board))["ab"] == {"ab": in_group + "e", "ab0000000000": in_group + "b1",
                                                 "ab0000000001": in_group + "z"}
 

@@ -21,7 +21,7 @@ from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
 from tests.bundled import bundled_data
-from tests.run_json import read_run
+from tests.run_json import read_document, read_run
 from tests.scratch import scratch_folder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -276,18 +276,15 @@ def test_every_mirror_validates_against_its_schema(site):
         part_schema.validate(json.loads((site / part).read_text(encoding="utf-8")))
     documents = list(listed_documents(lambda path: json.loads((site / path).read_text(encoding="utf-8"))))
     assert sum(kind["documents"] for kind in index["kinds"]) == len(documents)
-    # Every JSON file is a listed document, a schema, the index or one of its parts; a run's
-    # document is a part of its group's mirror, named by a JSON Pointer.
+    # Every JSON file is a listed document, a schema, the index or one of its parts; a group's or
+    # a run's document is a part of its workload's mirror, named by a JSON Pointer.
     files = [entry for entry in documents if "#" not in entry["mirror"]]
-    runs = [entry for entry in documents if entry["kind"] == "run"]
-    assert len(files) + len(runs) == len(documents) and all(run["mirror"].count("#/runs/") == 1 for run in runs)
+    parts_of = [entry for entry in documents if "#" in entry["mirror"]]
+    assert {entry["kind"] for entry in parts_of} == {"group", "run"}
     schemas = len(validators) + 2  # and the schemas of the index and of its parts
     assert len(files) == sum(1 for _ in (site / "api/v1").rglob("*.json")) - schemas - 1 - len(parts)
     for entry in documents:
-        path, _, run = entry["mirror"].partition("#/runs/")
-        document = json.loads((site / path).read_text(encoding="utf-8"))
-        if run:
-            document = document["runs"][run]
+        document = read_document(site, entry["mirror"])
         errors = sorted(validators[entry["kind"]].iter_errors(document), key=lambda e: e.path)
         assert not errors, f"{entry['mirror']}: {errors[0].message} at {list(errors[0].path)}"
         assert (site / entry["html"]).is_file()
@@ -314,7 +311,27 @@ def test_builds_are_byte_identical(site, tmp_path):
 
 
 def group_mirrors(site: Path) -> list[dict]:
-    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted((site / "api/v1/groups").glob("*.json"))]
+    """Every group's document, from its workload's mirror."""
+    return [group for path in sorted((site / "api/v1/kernels").rglob("*.json"))
+            for _, group in sorted(json.loads(path.read_text(encoding="utf-8")).get("groups", {}).items())]
+
+
+def test_a_groups_document_holds_each_of_its_runs_whole(site):
+    """A run's JSON is its part of its group's (issue 24): the group holds exactly the runs it
+    ranks or lists unranked, and each assembles into a document with every field its page shows."""
+    from site_builder.page_views import RunDetails
+    from site_builder.search.compare import run_document
+
+    shown = {field.alias or name for name, field in RunDetails.model_fields.items()}
+    groups = group_mirrors(site)
+    assert sum(len(group["runs"]) for group in groups) == sum(1 for _ in (site / "runs").glob("*.html"))
+    for group in groups:
+        comparison = group["comparison"]
+        assert set(group["runs"]) == {row["run"] for row in comparison["rows"] + comparison["unranked"]}, group["html"]
+        for name, run in group["runs"].items():
+            document = run_document(group, name)
+            assert shown - {"measurements", "cite"} <= set(document["details"]), name  # those two: from the manifest
+            assert document["details"]["cohort"]["url"] == group["html"] and run["run"]["metadata"]["name"] == name
 
 
 def test_no_group_ranks_two_kernels(site):
