@@ -82,7 +82,7 @@ def test_compare_over_http_and_from_disk(browsing, bundled_site, bundled_url):
     assert "no run has digest" in page.inner_text("#compare-status")
     # By name: the run page's JSON link names its group's mirror (a name says nothing of its group).
     pointers = [pointer for _, pointer in sorted(known.items())[:2]]
-    names = [pointer.partition("#/runs/")[2] for pointer in pointers]
+    names = [pointer.rpartition("/runs/")[2] for pointer in pointers]
     page, _ = session.open(bundled_url + urls.compare(names))
     page.wait_for_selector("#compare-verdict")
     headings = page.locator("table.compare thead th a")
