@@ -61,7 +61,7 @@ PROGRESS_LINES = 20  # "N pages" lines in a build of many pages (one task makes 
 @dataclass(frozen=True)
 class BuildSummary:
     pages: int
-    mirrors: int
+    mirrors: int  # mirror files: a group's and its runs' JSON is part of their workload's
     files: int
     charts: int
     seconds: float
@@ -78,7 +78,7 @@ class BuildSummary:
                     f"nothing to do ({self.seconds:.1f} s).")
         redone = ("every page built and rendered" if self.built == self.pages else
                   f"{self.built:,} pages built again, {self.rendered:,} rendered, {self.reused:,} files unchanged")
-        return (f"Site of {self.pages:,} pages and {self.mirrors:,} JSON mirrors ({self.charts:,} charts, {self.files:,} "
+        return (f"Site of {self.pages:,} pages, their JSON in {self.mirrors:,} mirror files ({self.charts:,} charts, {self.files:,} "
                 f"files) in {out_dir} after {self.seconds:.1f} s ({redone}); as of {self.as_of} ({self.as_of_source}).")
 
 
