@@ -25,9 +25,12 @@ PART_SCHEMA_KIND = "index-part"
 # and how a reader gets it: published in the API index (ApiIndex.references).
 REFERENCES = {
     "group": "a comparison group's JSON is part of its workload's document (the kernel page's mirror for that "
-             "workload): `mirror` is <workload mirror>#/groups/<id>, a JSON Pointer to `groups.<id>`",
-    "run": "a run's JSON is part of its comparison group's: `mirror` is <workload mirror>#/groups/<id>/runs/<name>, "
-           "a JSON Pointer to the run's page, manifest and own details; the group's `runShared` holds what its runs "
+             "workload): `mirror` is <workload mirror>#/groups/<id>, a JSON Pointer to `groups.<id>`; a group of a "
+             f"workload of more than {urls.WORKLOAD_HOLDS_GROUPS_UP_TO} runs has a document of its own "
+             "(api/v1/groups/<id>.json)",
+    "run": "a run's JSON is part of its comparison group's: `mirror` is <group mirror>/runs/<name> (a JSON Pointer "
+           "to the run's page, manifest and own details; #/runs/<name> in a group's own document); the group's "
+           "`runShared` holds what its runs "
            "share (operation, workload, group, leader, protocol, environment, floor), and its `comparison.rows` or "
            "`unranked` the run's ranking row with its implementation. The run's whole document is `details` = "
            "runShared, the run's details and its row (site_builder/search/compare.py: run_document)",

@@ -90,17 +90,27 @@ def mirror(page: str) -> str:
     return f"{API_ROOT}/{page.removesuffix('.html')}.json"
 
 
-def group_mirror(workload_mirror: str, key: str) -> str:
+# A workload's mirror holds its groups' JSON (and each group its runs') while the workload has at
+# most this many runs; past it, each group's JSON is a file of its own (holding its runs), so that
+# no document passes the 2 MB bound (site_limits.DOCUMENT_LIMIT): a workload's JSON is about 5 KB a
+# run, and the largest workload of 100,000 synthetic runs has 542 (2.73 MB in one document).
+WORKLOAD_HOLDS_GROUPS_UP_TO = 250
+
+
+def group_mirror(workload_mirror: str, key: str, workload_runs: int) -> str:
     """Where a comparison group's JSON is: inside its workload's mirror, under ``groups``, named by
-    a JSON Pointer (RFC 6901) fragment. A document per group and per run would be two files per
+    a JSON Pointer (RFC 6901) fragment, or in a file of its own when the workload has more than
+    ``WORKLOAD_HOLDS_GROUPS_UP_TO`` runs. A document per group and per run would be two files per
     run on a large site, over every static host's limit (issue 24); ids and run names are slugs,
     so the pointer needs no escaping."""
+    if workload_runs > WORKLOAD_HOLDS_GROUPS_UP_TO:
+        return mirror(group(key))
     return f"{workload_mirror}#/groups/{group_id(key)}"
 
 
 def run_mirror(group_mirror_path: str, name: str) -> str:
     """Where a run's JSON is: inside its group's (``group_mirror``), under ``runs``."""
-    return f"{group_mirror_path}/runs/{name}"
+    return f"{group_mirror_path}{'/' if '#' in group_mirror_path else '#/'}runs/{name}"
 
 
 def mirror_file(mirror_path: str) -> str:

@@ -35,10 +35,15 @@ def read_run(site: Path, name: str) -> dict:
 
 
 def some_runs(site: Path, count: int) -> list[dict]:
-    """The documents of up to ``count`` runs, from the workloads' mirrors in path order."""
+    """The documents of up to ``count`` runs, from the workloads' mirrors in path order, then the
+    groups' own (those of workloads of many runs)."""
     found: list[dict] = []
-    for path in sorted((site / "api/v1/kernels").rglob("*.json")):
-        for _, group in sorted(json.loads(path.read_text(encoding="utf-8")).get("groups", {}).items()):
+    paths = sorted((site / "api/v1/kernels").rglob("*.json")) + sorted((site / "api/v1/groups").glob("*.json"))
+    for path in paths:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        groups = [group for _, group in sorted(document.get("groups", {}).items())] if "groups" in document else (
+            [document] if "runShared" in document else [])
+        for group in groups:
             found.extend(run_document(group, name) for name in sorted(group["runs"]))
         if len(found) >= count:
             break

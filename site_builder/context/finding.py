@@ -602,7 +602,7 @@ def compare_page(context: DiscoverContext) -> ComparePage:
     fields += [CompareFieldHelp(name=name, title=title, material=False) for name, title in CONTEXT_FIELDS]
     return ComparePage(
         **context.page("compare", "Compare runs", urls.COMPARE), min_runs=MIN_RUNS, max_runs=MAX_RUNS, fields=fields,
-        run_page=urls.run("<name>"), run_mirror=urls.run_mirror(urls.group_mirror("<workload mirror>", "<id>"), "<name>"),
+        run_page=urls.run("<name>"), run_mirror=urls.run_mirror(urls.group_mirror("<workload mirror>", "<id>", 0), "<name>"),
         run_directory=urls.run_directory("<xx>"),
         result_schema=urls.schema("compare-result"), example=compare_example(context),
     )

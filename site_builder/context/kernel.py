@@ -77,14 +77,15 @@ def kernel_pages(factory: ViewFactory, operation: str, workloads: list[Entity], 
 
 def _workload_pages(factory: ViewFactory, kernel: Callable[[], _KernelFacts], workload: Entity | None,
                     superseded_by: dict[str, str]) -> tuple[Page, ...]:
-    """A workload's page first (its mirror holds the rest), then its groups' and runs' pages."""
+    """A workload's page first (its mirror holds the rest, or each group its own), then its groups'
+    and runs' pages."""
     if workload is None:
         return (_kernel_page(factory, kernel(), None, {}),)
     mirror = urls.mirror(factory.workload_url(workload.name))
     groups = groups_and_runs(factory, workload.name, superseded_by, mirror)
-    page = _kernel_page(factory, kernel(), workload,
-                        {urls.group_id(group.comparison.summary.key): group for group, _ in groups})
-    return (page, *chain.from_iterable((group, *runs) for group, runs in groups))
+    held = {urls.group_id(group.comparison.summary.key): group for group, _ in groups
+            if urls.mirror_file(group.mirror) == mirror}
+    return (_kernel_page(factory, kernel(), workload, held), *chain.from_iterable((group, *runs) for group, runs in groups))
 
 
 def _kernel_facts(factory: ViewFactory, operation: str, workloads: list[Entity], implementations: list[str]) -> _KernelFacts:

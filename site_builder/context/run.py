@@ -130,10 +130,13 @@ def _correctness(entity: Entity, policy: dict) -> CorrectnessView:
 def groups_and_runs(factory: ViewFactory, workload: str, superseded_by: dict[str, str], workload_mirror: str
                     ) -> list[tuple[GroupPage, list[RunPage]]]:
     """Each comparison group of ``workload`` (its default, largest group first) with its runs'
-    pages (by name); their JSON is part of the workload's mirror (``workload_mirror``), so a rebuild
+    pages (by name); their JSON is part of the workload's mirror (``workload_mirror``) or, for a
+    workload of many runs, each group's a file of its own (``urls.group_mirror``), so a rebuild
     renders them again exactly when that changed. ``superseded_by``: run -> the run that supersedes it."""
-    cohorts = factory.board.workload_cohorts.get(workload) or []
-    return [_group_and_runs(factory, cohort, cohorts, superseded_by, urls.group_mirror(workload_mirror, cohort.key))
+    board = factory.board
+    cohorts = board.workload_cohorts.get(workload) or []
+    count = board.workload_run_count(workload)
+    return [_group_and_runs(factory, cohort, cohorts, superseded_by, urls.group_mirror(workload_mirror, cohort.key, count))
             for cohort in cohorts]
 
 

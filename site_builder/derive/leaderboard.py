@@ -133,6 +133,10 @@ class Leaderboard:
                 counts[run.operation] = counts.get(run.operation, 0) + 1
         return counts
 
+    def workload_run_count(self, workload: str) -> int:
+        """How many runs the workload's groups hold, eligible or not."""
+        return sum(len(cohort.runs) for cohort in self.workload_cohorts.get(workload, ()))
+
     def default_cohort(self, workload: str) -> Cohort | None:
         cohorts = self.workload_cohorts.get(workload)
         return cohorts[0] if cohorts else None

@@ -83,6 +83,7 @@ def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
     keeps the last mirror of equal digits."""
     shards: dict[str, list[str]] = {}
     headlines: dict[str, str | None] = {}
+    run_counts: dict[str, int] = {}
     for name, run in board.runs.items():
         hex12 = run.digest.removeprefix("sha256:")[:12]
         shard = shards.get(hex12[:2])
@@ -91,7 +92,10 @@ def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
         if run.operation not in headlines:
             headlines[run.operation] = board.headline_workload(board.catalog.operations[run.operation])
         workload = urls.mirror(urls.workload(run.operation, run.workload, headlines[run.operation]))
-        shard.append(hex12 + "\0" + urls.run_mirror(urls.group_mirror(workload, run.cohort), name))
+        if run.workload not in run_counts:
+            run_counts[run.workload] = board.workload_run_count(run.workload)
+        group = urls.group_mirror(workload, run.cohort, run_counts[run.workload])
+        shard.append(hex12 + "\0" + urls.run_mirror(group, name))
     return [(prefix, dict([key.split("\0", 1) for key in sorted(keys)])) for prefix, keys in sorted(shards.items())]
 
 

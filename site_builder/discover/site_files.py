@@ -88,11 +88,13 @@ DOCUMENTS = {
                f"{urls.mirror(urls.kernel('<operation>'))} and {urls.mirror(urls.workload('<operation>', '<workload>', None))}",
                "one workload of a kernel: the answer (fastest, usable today), its comparison groups, the ranked rows, "
                "floors, the scaling chart's data"),
-    "group": (urls.group("<id>"), urls.group_mirror("<workload mirror>", "<id>"),
-              "one comparison group (<id>: 16 hex digits of its comparison key), in its workload's document: ranking, "
-              "unranked runs with reasons, record history, and each of its runs (`runs`, with what they share in "
-              "`runShared`)"),
-    "run": (urls.run("<name>"), urls.run_mirror(urls.group_mirror("<workload mirror>", "<id>"), "<name>"),
+    "group": (urls.group("<id>"), f"{urls.group_mirror('<workload mirror>', '<id>', 0)}, or {urls.mirror(urls.group('<id>'))}",
+              "one comparison group (<id>: 16 hex digits of its comparison key), in its workload's document (or its own, "
+              f"for a workload of more than {urls.WORKLOAD_HOLDS_GROUPS_UP_TO} runs; the page's JSON link says which): "
+              "ranking, unranked runs with reasons, record history, and each of its runs (`runs`, with what they share "
+              "in `runShared`)"),
+    "run": (urls.run("<name>"), f"{urls.run_mirror(urls.group_mirror('<workload mirror>', '<id>', 0), '<name>')}, or "
+                                f"{urls.run_mirror(urls.mirror(urls.group('<id>')), '<name>')}",
             "one run, inside its group's document: its canonical BenchmarkRun, rank, evidence, citation; the group's "
             "runShared has its protocol and environment (by digest and mirror) and floor"),
     "implementation": (*_pair(urls.implementation("<name>")), "an implementation: install verdict, licence, every run with its rank"),

@@ -165,7 +165,8 @@ def test_robots_and_llms_txt():
     text = llms_txt("", date(2026, 1, 2), ["run", "search-index", "something-new"])
     assert text.startswith("# KernelIndex\n\n> ")
     assert f"[API index]({urls.API_INDEX})" in text and "`something-new`: see its schema" in text
-    assert urls.run_mirror("<id>", "<name>") in text and urls.SEARCH_INDEX in text
+    assert "<workload mirror>#/groups/<id>/runs/<name>" in text and "api/v1/groups/<id>.json#/runs/<name>" in text
+    assert urls.SEARCH_INDEX in text
 
 
 # -- the newest few, without a key for every item -------------------------------------------------------
@@ -263,7 +264,8 @@ def test_run_directory_keeps_the_last_name_of_equal_digests():
             "d": "cd0000000000", "b1": "sha256:ab0000000000aa", "e": "sha256:ab"}
     board = SimpleNamespace(
         runs={name: SimpleNamespace(digest=digest, cohort=group, operation="op", workload="w") for name, digest in runs.items()},
-        catalog=SimpleNamespace(operations={"op": "the op"}), headline_workload=lambda operation: "w")
+        catalog=SimpleNamespace(operations={"op": "the op"}), headline_workload=lambda operation: "w",
+        workload_run_count=lambda workload: len(runs))
     in_group = "api/v1/kernels/op.json#/groups/1111111111111111/runs/"
     expected: dict[str, dict[str, str]] = {}
     for name, run in sorted(board.runs.items()):
