@@ -232,7 +232,8 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
     return renderer.methodology_markdown(
         as_of=as_of_date, key_version=COMPARISON_KEY_VERSION, reasons=codes, replications=REPLICATIONS_NEEDED,
         stale_days=STALE_AFTER_DAYS, headroom_policy=HEADROOM_POLICY, max_series=MAX_SERIES,
-        mirror_version=MIRROR_VERSION, noisy_percent=round(NOISY_SPREAD * 100),
+        mirror_version=MIRROR_VERSION, workload_holds_groups_up_to=urls.WORKLOAD_HOLDS_GROUPS_UP_TO,
+        noisy_percent=round(NOISY_SPREAD * 100),
         host_bound_percent=round(HOST_BOUND_MINIMUM * 100))
 
 
