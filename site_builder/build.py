@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -237,6 +238,22 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
         host_bound_percent=round(HOST_BOUND_MINIMUM * 100))
 
 
+def _stop_cleanly_on_sigterm() -> None:
+    """A build told to stop (``kill``, a CI job cancelled) unwinds as a failed one does: its staging
+    folder is removed and the site is left as it was. Python's default for SIGTERM is to die on the
+    spot, leaving a half-written staging folder beside the site. The build's forked processes
+    (render workers, the chart and search processes) keep dying on the spot: they hold nothing to
+    clean up, and a pool stops its workers with SIGTERM."""
+    builder = os.getpid()
+
+    def stop(signum: int, _frame) -> None:
+        if os.getpid() != builder:
+            os._exit(128 + signum)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def _speedups(value: str) -> frozenset[str]:
     try:
         return speedups.parse_setting(value)
@@ -287,6 +304,7 @@ def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no
     from scratch (--no-cache).
     """
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
+    _stop_cleanly_on_sigterm()
     try:
         own = own_source(repository, commit)
     except ValueError as error:

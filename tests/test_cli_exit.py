@@ -30,3 +30,24 @@ def test_a_failed_build_keeps_its_exit_status_and_message(tmp_path: Path) -> Non
     assert done.returncode == 2 and done.stderr.startswith("error: ")
     usage = kernelindex("build", "--no-such-option", cwd=tmp_path)
     assert usage.returncode == 2 and "No such option" in usage.stderr
+
+
+def test_a_build_told_to_stop_leaves_the_site_as_it_was(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, a cancelled CI job) mid-render: the build unwinds as a failed one does,
+    its staging folder removed and no site written."""
+    import signal
+
+    env = {**os.environ, "KERNELINDEX_CACHE_DIR": str(tmp_path / "cache")}
+    made = subprocess.run([sys.executable, "-m", "site_builder.cli", "synth", "--runs", "2000", "--out", "data"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    build = subprocess.Popen([sys.executable, "-m", "site_builder.cli", "build", "--data", "data", "--out", "site",
+                              "--as-of", "2026-06-30"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    assert build.stderr is not None
+    for line in build.stderr:  # rendering has begun: the staging folder holds pages
+        if line.rstrip().endswith(" pages"):
+            break
+    build.send_signal(signal.SIGTERM)
+    build.stderr.read()
+    assert build.wait(timeout=120) == 128 + signal.SIGTERM
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "data"]
