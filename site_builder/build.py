@@ -17,7 +17,8 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from itertools import chain
@@ -238,20 +239,28 @@ def _methodology(renderer: Renderer, as_of_date: date) -> str:
         host_bound_percent=round(HOST_BOUND_MINIMUM * 100))
 
 
-def _stop_cleanly_on_sigterm() -> None:
-    """A build told to stop (``kill``, a CI job cancelled) unwinds as a failed one does: its staging
-    folder is removed and the site is left as it was. Python's default for SIGTERM is to die on the
-    spot, leaving a half-written staging folder beside the site. The build's forked processes
-    (render workers, the chart and search processes) keep dying on the spot: they hold nothing to
-    clean up, and a pool stops its workers with SIGTERM."""
+@contextmanager
+def _stopping_cleanly_on_sigterm() -> Iterator[None]:
+    """While building, a build told to stop (``kill``, a CI job cancelled) unwinds as a failed one
+    does: its staging folder is removed and the site is left as it was. Python's default for
+    SIGTERM is to die on the spot, leaving a half-written staging folder beside the site. The
+    build's forked processes (render workers, the chart and search processes) still die by the
+    signal: they hold nothing to clean up, and a pool stops its workers with SIGTERM. The previous
+    handler is back afterwards (a caller may run the command in its own process)."""
     builder = os.getpid()
 
     def stop(signum: int, _frame) -> None:
-        if os.getpid() != builder:
-            os._exit(128 + signum)
+        if os.getpid() != builder:  # a forked process: die by the signal, as by default
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         raise SystemExit(128 + signum)
 
-    signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _speedups(value: str) -> frozenset[str]:
@@ -304,14 +313,14 @@ def command(data_dir: Path, out_dir: Path, as_of, quiet: bool, base_url: str, no
     from scratch (--no-cache).
     """
     progress = (lambda _: None) if quiet else (lambda message: click.echo(message, err=True))
-    _stop_cleanly_on_sigterm()
     try:
         own = own_source(repository, commit)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
     try:
-        summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url,
-                             cache=not no_cache, own=own, library_speedups=speedup_names)
+        with _stopping_cleanly_on_sigterm():
+            summary = build_site(data_dir, out_dir, as_of.date() if as_of else None, progress, base_url=base_url,
+                                 cache=not no_cache, own=own, library_speedups=speedup_names)
     except DataError as error:
         for problem in error.problems:
             click.echo(str(problem), err=True)

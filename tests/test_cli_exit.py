@@ -51,3 +51,21 @@ def test_a_build_told_to_stop_leaves_the_site_as_it_was(tmp_path: Path) -> None:
     build.stderr.read()
     assert build.wait(timeout=120) == 128 + signal.SIGTERM
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "data"]
+
+
+def test_the_build_command_gives_the_sigterm_handler_back(tmp_path: Path, monkeypatch) -> None:
+    """Run in a caller's own process, the command leaves SIGTERM as it found it: its processes
+    forked later (InFork) must still die by the signal."""
+    import signal
+
+    from click.testing import CliRunner
+
+    from site_builder.build import command
+
+    shutil.copytree(BASE, tmp_path / "data")
+    monkeypatch.setenv("KERNELINDEX_CACHE_DIR", str(tmp_path / "cache"))
+    before = signal.getsignal(signal.SIGTERM)
+    done = CliRunner().invoke(command, ["--quiet", "--data", str(tmp_path / "data"), "--out", str(tmp_path / "site"),
+                                        "--as-of", "2025-09-01"])
+    assert done.exit_code == 0, done.output
+    assert signal.getsignal(signal.SIGTERM) is before
