@@ -63,7 +63,7 @@ PROGRESS_LINES = 20  # "N pages" lines in a build of many pages (one task makes 
 @dataclass(frozen=True)
 class BuildSummary:
     pages: int
-    mirrors: int  # mirror files: a group's and its runs' JSON is part of their workload's
+    mirrors: int  # mirror files: a group's and its runs' JSON is part of another page's mirror
     files: int
     charts: int
     seconds: float
@@ -145,7 +145,7 @@ class _WrittenPages:
     with_charts: list[str] = field(default_factory=list)
     signed: dict[str, list[PageRecord]] = field(default_factory=dict)
     count: int = 0
-    mirror_files: int = 0  # pages with a mirror of their own (a run's JSON is in its group's)
+    mirror_files: int = 0  # pages with a mirror of their own (``PageRecord.files``)
     built: int = 0
     rendered: int = 0
 
@@ -170,7 +170,7 @@ def _write_pages(board: Leaderboard, renderer: Renderer, as_of_date: date, outpu
             # One record per page serves the API index, the manifest and, in an error, as its name.
             record = written.mirrors.add_document(page.kind, page.title, page.html.path, page.mirror)
             outputs.claim(page.html, by=record)
-            if page.mirror_file is not None:  # else its JSON is in its group's mirror
+            if page.mirror_file is not None:  # else its JSON is part of another page's mirror
                 outputs.claim(page.mirror_file, by=record)
                 written.mirror_files += 1
             if page.has_charts:

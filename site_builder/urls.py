@@ -114,7 +114,7 @@ def run_mirror(group_mirror_path: str, name: str) -> str:
 
 
 def mirror_file(mirror_path: str) -> str:
-    """The file a mirror is in: the mirror itself, or its workload's for a group's or a run's."""
+    """The file a mirror is in: the mirror itself, or the file a group's or a run's pointer is into."""
     return mirror_path.partition("#")[0]
 
 

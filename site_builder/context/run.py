@@ -84,7 +84,7 @@ def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, shared: RunShar
     parts = {**shared.__dict__, **own.__dict__, **_run_repeated(factory, entity, shared).__dict__}
     details = unchecked(RunDetails, **{name: parts[name] for name in RunDetails.model_fields})
     fields = factory.page_fields("run", _run_title(entity, implementation, shared), urls.run(entity.name))
-    fields["mirror"] = mirror  # its part of its group's, in the workload's mirror
+    fields["mirror"] = mirror  # its part of its group's JSON (``urls.run_mirror``)
     return unchecked_page(RunPage, **fields, run=entity.manifest(), details=details)
 
 
@@ -158,7 +158,7 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], sh
     workload = factory.workload_ref(cohort.workload)
     operation = factory.operation_link(cohort.operation)
     fields = factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key))
-    fields["mirror"] = mirror  # its part of the workload's mirror
+    fields["mirror"] = mirror  # its part of the workload's mirror, or its own file (``urls.group_mirror``)
     # Unchecked: views and facts already checked, for every one of the groups.
     return unchecked_page(
         GroupPage,

@@ -120,7 +120,7 @@ DOCUMENTS = {
     "compare": (urls.compare(["<digest prefix>", "…"]), urls.mirror(urls.COMPARE),
                 "how runs are compared: material and context fields; the page computes a compare-result"),
     "run-directory": (urls.COMPARE, urls.run_directory("<xx>"),
-                      "run digest (12 hex digits) to the run's JSON (its group's mirror and a pointer), sharded by "
+                      "run digest (12 hex digits) to the run's JSON (a mirror and a JSON Pointer), sharded by "
                       "the first two hex digits"),
     "compare-result": (urls.COMPARE, "(computed in the browser)", "the result of comparing 2 to 8 runs"),
 }

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..gc_pause import paused_gc
+from ..urls import has_own_mirror
 
 FORMAT = "kernelindex-site-manifest 5"  # 5: a base and the changes since
 
@@ -66,8 +67,8 @@ class PageRecord(NamedTuple):
     @property
     def files(self) -> tuple[str, ...]:
         """The page's files: its HTML, and its mirror unless that is a part of another page's (a
-        run's JSON is in its group's mirror: ``urls.run_mirror``)."""
-        return (self.html, self.mirror) if "#" not in self.mirror else (self.html,)
+        group's JSON in its workload's, a run's in its group's: ``urls.group_mirror``)."""
+        return (self.html, self.mirror) if has_own_mirror(self.mirror) else (self.html,)
 
 
 def manifest_path(cache_dir: Path, out_dir: Path) -> Path:

@@ -15,9 +15,10 @@ before anything else, unplanned (``context.kernels``); a changed kernel's are pl
 per page, to be shared like any others.
 And a page whose mirror is byte-identical to the one in the previous site is not rendered again
 when the renderer is unchanged too (``reuse_pages``): its HTML is a function of the view model
-alone, so the previous HTML is kept as it is. A run page has no mirror of its own: its group's
-holds all it shows, and its group is built in the same task just before it, so its HTML is kept
-when its group's mirror is.
+alone, so the previous HTML is kept as it is. A group page and a run page have no mirror of
+their own: their JSON is a part of the workload's mirror (or, for a workload of many runs, the
+group's own), which holds all they show and is built in the same task before them, so their HTML
+is kept when that mirror is.
 
 A rebuild of a large site uses the second core from the start (``_rebuild_shared``): one worker,
 forked before anything is signed, and the parent sign the tasks from either end until they meet,
@@ -78,7 +79,7 @@ class RenderedPage(NamedTuple):
     kind: str
     title: str
     html: FileRecord
-    mirror: str  # where its JSON is: its own mirror's path, or a pointer into its group's (``urls.run_mirror``)
+    mirror: str  # where its JSON is: its own mirror's path, or a pointer into another page's (``urls.group_mirror``)
     mirror_file: FileRecord | None  # its own mirror, as written; None for a page whose JSON is in another's
     rendered: bool  # False: the previous build's HTML was reused
     has_charts: bool  # placeholders the parent fills once every chart is drawn
@@ -135,7 +136,7 @@ def _build_pages(numbers: list[int]) -> list[list[RenderedPage]]:
                 unchanged = _job.reuse_pages and _unchanged(mirror)
                 if unchanged:
                     unchanged_mirrors.add(mirror.path)
-            else:  # a run page: everything it shows is in its group's mirror, built just before it
+            else:  # a group or run page: all it shows is in a mirror this task wrote before it
                 mirror, unchanged = None, mirror_file(page.mirror) in unchanged_mirrors
             html = staging.reuse(page.html) if unchanged else None
             if html is not None:
