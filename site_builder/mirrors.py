@@ -29,22 +29,24 @@ REFERENCES = {
              f"workload of more than {urls.WORKLOAD_HOLDS_GROUPS_UP_TO} runs has a document of its own "
              "(api/v1/groups/<id>.json)",
     "run": "a run's JSON is part of its comparison group's: `mirror` is <group mirror>/runs/<name> (a JSON Pointer "
-           "to the run's page, manifest and own details; #/runs/<name> in a group's own document); the group's "
-           "`runShared` holds what its runs "
-           "share (operation, workload, group, leader, protocol, environment, floor), and its `comparison.rows` or "
-           "`unranked` the run's ranking row with its implementation. The run's whole document is `details` = "
-           "runShared, the run's details and its row (site_builder/search/compare.py: run_document)",
-    "group.runShared.protocol": "the runs' BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is "
-                                "the canonical manifest with digest `digest` (= run.spec.protocolDigest)",
-    "group.runShared.environment": "the runs' ExecutionEnvironment: `mirror` is the environment's document, whose "
-                                   "`manifest` is the canonical manifest with digest `digest` "
-                                   "(= run.spec.environmentDigest)",
-    "group.runShared.workload": "the runs' workload: `mirror` is its kernel page's document for that workload "
-                                "(tensors, axes, correctness policy); `digest` = run.spec.workloadDigest",
+           "to the run's page, manifest and own details; #/runs/<name> in a group's own document). The group says "
+           "once what its runs share: its `operation`, `workload`, `protocol`, `environment` and `sources`, and in "
+           "`comparison` its summary (the group itself), leader and floor; its `comparison.rows` or `unranked` hold "
+           "the run's ranking row with its implementation. The run's whole document joins the three "
+           "(site_builder/search/compare.py: run_document)",
+    "group.protocol": "the runs' BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is the "
+                      "canonical manifest with digest `digest` (= run.spec.protocolDigest)",
+    "group.environment": "the runs' ExecutionEnvironment: `mirror` is the environment's document, whose `manifest` "
+                         "is the canonical manifest with digest `digest` (= run.spec.environmentDigest)",
+    "group.workload": "the runs' workload: `mirror` is its kernel page's document for that workload (tensors, axes, "
+                      "correctness policy); `digest` = run.spec.workloadDigest",
+    "group.runs.*.details.source, .supersedes, .supersededBy": "named, not copied: a source by name (the group's "
+                                                               "`sources.<name>`), a run by name (its page is "
+                                                               "runs/<name>.html)",
     "group.runs.*.details.implementation": "the run's implementation: its page `url`, whose document (the same path "
                                            "under api/v1/, ending .json) has its licence, source and install recipe",
     "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "
-                      "of the documents that runShared.protocol.mirror and runShared.environment.mirror name",
+                      "of the documents that its group's protocol.mirror and environment.mirror name",
     "*.leader, group.history[].previous": "a run named by `run`, `url` and `digest`, with its implementation and "
                                           "value: its group's ranking row, and its part of the group's document, "
                                           "have the rest",

@@ -27,7 +27,11 @@ from .derive.floors import memory_floor_ns
 # 4.0.0: a run's JSON is part of its group's (``GroupPage.runs``, its facts the group shares once in
 # ``run_shared``), and a group's part of its workload's mirror (``KernelPage.groups``): no document
 # per run or per group (issue 24).
-MIRROR_VERSION = "4.0.0"
+# 5.0.0: a group says once what its runs share (no ``runShared``: its ``protocol``, ``environment``
+# and ``sources`` beside its operation, workload and comparison); a run's details name its source
+# and the runs it supersedes or is superseded by, and leave its source's benchmark, id and metrics
+# to its manifest (issue 24).
+MIRROR_VERSION = "5.0.0"
 
 
 class KeptByIdentity:
@@ -510,8 +514,9 @@ class GroupRef(View):
 
 
 class RunShared(View):
-    """What a run page shows of its comparison group, the same for every run of the group: its
-    group's mirror holds it once (``GroupPage.run_shared``), not once per run."""
+    """What a run page shows of its comparison group, the same for every run of the group. The
+    group's document says each once (``GroupPage``: its operation, workload, protocol, environment,
+    sources, and its comparison's summary, leader and floor), so a run's part of it need not."""
 
     operation: Link
     workload: WorkloadRef
@@ -521,25 +526,25 @@ class RunShared(View):
     environment: EnvironmentRef
     floor: FloorView | None
     no_floor: str | None = Field(default=None, description="why the run's group has no floor; null when it has one")
+    sources: dict[str, SourceLink] = Field(description="the sources the group's runs were published by, by name")
 
 
 class RunOwn(View):
     """A run's own facts, as its group's document holds them (``GroupRun.details``): those its
-    manifest and its group's ranking rows do not already say."""
+    manifest (``run``: its source's benchmark, id and metrics among them) and its group's ranking
+    rows do not already say. Other runs and its source are named, not copied."""
 
     title: str
     revision: str | None
-    source: SourceLink | None
-    benchmark: str | None
-    external_id: str | None
-    source_metrics: dict[str, float]
+    source: str | None = Field(description="the source that published it, by name (`sources.<name>` of its group's "
+                                           "document has its title, licence and attribution)")
     correctness: CorrectnessView
     artifacts: list[ArtifactView]
     attestations: list[AttestationView]
     implausible: bool
     retraction: str | None
-    superseded_by: Link | None
-    supersedes: Link | None
+    superseded_by: str | None = Field(description="the run that supersedes it, by name (its page: runs/<name>.html)")
+    supersedes: str | None = Field(description="the run it supersedes, by name")
 
 
 class RunRepeated(View):
@@ -561,8 +566,8 @@ class RunDetails(RunOwn, RunShared, RunRepeated):
 
 
 class GroupRun(View):
-    """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with the group's
-    ``runShared`` it is all its run page shows."""
+    """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with what the group
+    says once for all its runs (``RunShared``) and its ranking row, it is all its run page shows."""
 
     html: str = Field(description="the run's page")
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
@@ -656,8 +661,9 @@ class GroupPage(Page):
     other_groups: int = Field(description="how many other comparison groups this workload has (listed on its page)")
     timeline: TimelineView | None = Field(default=None, description="the group's measurements over time, "
                                           "where an implementation was measured more than once")
-    run_shared: RunShared = Field(description="what every run of the group shares (its operation, workload, protocol, "
-                                              "environment, leader and floor), held once for all of them")
+    protocol: ProtocolRef = Field(description="the runs' protocol, by digest and mirror")
+    environment: EnvironmentRef = Field(description="the runs' environment, by digest and mirror")
+    sources: dict[str, SourceLink] = Field(description="the sources the runs were published by, by name")
     runs: dict[str, GroupRun] = Field(description="each run of the group by name: its manifest and own facts "
                                                   "(a run's mirror is `runs/<name>` under this group's)")
 

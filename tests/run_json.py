@@ -42,7 +42,7 @@ def some_runs(site: Path, count: int) -> list[dict]:
     for path in paths:
         document = json.loads(path.read_text(encoding="utf-8"))
         groups = [group for _, group in sorted(document.get("groups", {}).items())] if "groups" in document else (
-            [document] if "runShared" in document else [])
+            [document] if "runs" in document and "comparison" in document else [])
         for group in groups:
             found.extend(run_document(group, name) for name in sorted(group["runs"]))
         if len(found) >= count:

@@ -10,7 +10,7 @@ from ..derive.leaderboard import Cohort
 from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
-    ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, GroupRun, Link, MeasurementView,
+    ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, GroupRun, MeasurementView,
     RecordEventView, RunDetails, RunOwn, RunPage, RunRepeated, RunShared,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
@@ -21,13 +21,16 @@ LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
 
 
 def _run_shared(factory: ViewFactory, cohort: Cohort) -> RunShared:
-    """What every run page of ``cohort`` shows of it (held once in the group's mirror)."""
+    """What every run page of ``cohort`` shows of it (its group's document says each once)."""
+    sources = sorted({spec.sourceNative.source for spec in (factory.catalog.runs[run.name].spec for run in cohort.runs)
+                      if spec.sourceNative})
     return unchecked(
         RunShared,
         operation=factory.operation_link(cohort.operation), workload=factory.workload_ref(cohort.workload),
         cohort=factory.group_ref(cohort), leader=factory.leader_ref(cohort),
         protocol=factory.protocol_ref(cohort.protocol), environment=factory.environment_ref(cohort.environment),
         floor=factory.floor(cohort), no_floor=cohort.no_floor,
+        sources={name: factory.source_link(name) for name in sources},
     )
 
 
@@ -35,15 +38,12 @@ def _run_own(factory: ViewFactory, entity: Entity, superseded_by: str | None, sh
     board, catalog = factory.board, factory.catalog
     facts = board.runs[entity.name]
     spec = entity.spec
-    native = spec.sourceNative
     revision = catalog.implementations[facts.implementation].spec.projectRevision
     return unchecked(
         RunOwn,
         title=entity.metadata.title or _run_title(entity, factory.implementation(facts.implementation), shared),
         revision=revision.version or (revision.commit[:12] if revision.commit else None),
-        source=factory.source_link(native.source) if native else None,
-        benchmark=native.benchmark if native else None, external_id=native.externalId if native else None,
-        source_metrics={name: as_float(value) for name, value in (native.metrics or {}).items()} if native else {},
+        source=spec.sourceNative.source if spec.sourceNative else None,
         correctness=_correctness(entity, shared.workload.correctness),
         artifacts=[ArtifactView(kind=a.kind, url=a.url, path=a.path, digest=a.digest)
                    for a in (spec.evidence.artifacts if spec.evidence and spec.evidence.artifacts else [])],
@@ -52,8 +52,7 @@ def _run_own(factory: ViewFactory, entity: Entity, superseded_by: str | None, sh
         implausible=BELOW_PHYSICAL_FLOOR in board.reasons.get(entity.name, ()),
         retraction=(f"{entity.metadata.retraction.date.isoformat()}: {entity.metadata.retraction.reason}"
                     if entity.metadata.retraction else None),
-        superseded_by=Link(title=superseded_by, url=urls.run(superseded_by)) if superseded_by else None,
-        supersedes=Link(title=facts.supersedes, url=urls.run(facts.supersedes)) if facts.supersedes else None,
+        superseded_by=superseded_by, supersedes=facts.supersedes,
     )
 
 
@@ -170,7 +169,9 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], sh
         history_chart=history_chart(cohort.history, factory.implementation_titles),
         other_groups=len(siblings) - 1,
         timeline=timeline_view(factory, cohort),
-        run_shared=shared,
+        protocol=shared.protocol,
+        environment=shared.environment,
+        sources=shared.sources,
         runs=runs,
     )
 

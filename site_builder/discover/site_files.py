@@ -91,12 +91,12 @@ DOCUMENTS = {
     "group": (urls.group("<id>"), f"{urls.group_mirror('<workload mirror>', '<id>', 0)}, or {urls.mirror(urls.group('<id>'))}",
               "one comparison group (<id>: 16 hex digits of its comparison key), in its workload's document (or its own, "
               f"for a workload of more than {urls.WORKLOAD_HOLDS_GROUPS_UP_TO} runs; the page's JSON link says which): "
-              "ranking, unranked runs with reasons, record history, and each of its runs (`runs`, with what they share "
-              "in `runShared`)"),
+              "ranking, unranked runs with reasons, record history, what its runs share (protocol, environment, "
+              "sources) and each of its runs (`runs`)"),
     "run": (urls.run("<name>"), f"{urls.run_mirror(urls.group_mirror('<workload mirror>', '<id>', 0), '<name>')}, or "
                                 f"{urls.run_mirror(urls.mirror(urls.group('<id>')), '<name>')}",
-            "one run, inside its group's document: its canonical BenchmarkRun, rank, evidence, citation; the group's "
-            "runShared has its protocol and environment (by digest and mirror) and floor"),
+            "one run, inside its group's document: its canonical BenchmarkRun and own facts; the group has its "
+            "protocol and environment (by digest and mirror), its ranking row and the floor"),
     "implementation": (*_pair(urls.implementation("<name>")), "an implementation: install verdict, licence, every run with its rank"),
     "hardware": (*_pair(urls.hardware("<name>")), "a GPU datasheet: bandwidth and dense peaks, each cited; records on it"),
     "environment": (*_pair(urls.environment("<name>")), "a measured machine and its software"),

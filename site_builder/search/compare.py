@@ -86,16 +86,28 @@ def run_at(document: dict[str, Any], pointer: str) -> dict[str, Any]:
     return run_document(pointed(document, group), name)
 
 
+# What a group's document says once for all its runs (``page_views.RunShared``), by the name a
+# run's details give it, and where in the group it is.
+_GROUP_SAYS = {"operation": ("operation",), "workload": ("workload",), "protocol": ("protocol",),
+               "environment": ("environment",), "sources": ("sources",), "leader": ("comparison", "summary", "leader"),
+               "floor": ("comparison", "floor"), "noFloor": ("comparison", "noFloor")}
+# The group itself as a run names it (``page_views.GroupRef``): these fields of its summary.
+_GROUP_REF = ("key", "label", "url", "gpu", "metric", "ranked", "runs")
+
+
 def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
     """The run ``name``'s document from its group's: ``html`` (its page), ``run`` (its manifest)
-    and ``details``: the group's ``runShared``, the run's own details, and its ranking row (in
-    ``comparison.rows`` or ``unranked``) as ``row``, with the row's ``implementation``, ``run``
-    name and ``digest``."""
+    and ``details``: what the group says once for all its runs (its operation, workload,
+    protocol, environment, sources, leader and floor, and itself as ``cohort``), the run's own
+    details, and its ranking row (in ``comparison.rows`` or ``unranked``) as ``row``, with the
+    row's ``implementation``, ``run`` name and ``digest``."""
     run = group["runs"][name]
     comparison = group["comparison"]
     row = next(row for row in comparison["rows"] + comparison["unranked"] if row["run"] == name)
+    shared = {key: pointed(group, "/" + "/".join(path)) for key, path in _GROUP_SAYS.items()}
+    shared["cohort"] = {key: comparison["summary"][key] for key in _GROUP_REF}
     return {"html": run["html"], "run": run["run"],
-            "details": {**group["runShared"], **run["details"], "name": name, "digest": row["digest"], "row": row,
+            "details": {**shared, **run["details"], "name": name, "digest": row["digest"], "row": row,
                         "implementation": row["implementation"]}}
 
 

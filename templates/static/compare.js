@@ -136,17 +136,30 @@
     });
   }
 
-  // A run's document from its group's: the group's runShared, the run's own details, and its
-  // ranking row with the row's implementation, name and digest (compare.py's run_document).
+  // What a group's document says once for all its runs, by the name a run's details give it, and
+  // the fields of its summary that name the group itself (compare.py's _GROUP_SAYS, _GROUP_REF).
+  var GROUP_SAYS = {
+    operation: ["operation"], workload: ["workload"], protocol: ["protocol"], environment: ["environment"],
+    sources: ["sources"], leader: ["comparison", "summary", "leader"], floor: ["comparison", "floor"],
+    noFloor: ["comparison", "noFloor"]
+  };
+  var GROUP_REF = ["key", "label", "url", "gpu", "metric", "ranked", "runs"];
+
+  // A run's document from its group's: what the group says once for all its runs, the run's own
+  // details, and its ranking row with the row's implementation, name and digest (compare.py's
+  // run_document).
   function runDocument(group, name) {
     var run = group.runs[name];
     if (!run) throw new Error("group " + group.html + " has no run " + name);
     var comparison = group.comparison;
     var row = comparison.rows.concat(comparison.unranked).filter(function (r) { return r.run === name; })[0];
     var details = {};
-    [group.runShared, run.details].forEach(function (part) {
-      Object.keys(part).forEach(function (key) { details[key] = part[key]; });
+    Object.keys(GROUP_SAYS).forEach(function (key) {
+      details[key] = GROUP_SAYS[key].reduce(function (node, step) { return node[step]; }, group);
     });
+    details.cohort = {};
+    GROUP_REF.forEach(function (key) { details.cohort[key] = comparison.summary[key]; });
+    Object.keys(run.details).forEach(function (key) { details[key] = run.details[key]; });
     details.name = name;
     details.digest = row.digest;
     details.row = row;
