@@ -8,23 +8,19 @@ the renderer keeps whole or plans a page at a time (``kernels``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from ..gc_pause import paused_gc
 from ..derive.leaderboard import Leaderboard
 from ..incremental.page_signatures import PageSignatures
 from ..page_views import Page
 from .catalog import CatalogIndex, environment_tasks, hardware_tasks, listing_tasks, protocol_tasks, source_tasks
-from .view_parts import PageTask, ViewFactory
+from .view_parts import PageTask, ViewFactory, one_page
 from .finding import discover_tasks
 from .kernels import KernelPlans
 from .site import challenges_tasks, index_tasks, methodology_page
 from .timeline_view import regressions_page
 from ..kernelbench.context import kernelbench_tasks
-
-def _one(build: Callable[[], Page]) -> PageTask:
-    return lambda: (build(),)
-
 
 def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None = None) -> list[PageTask]:
     """With ``signatures``, the tasks a rebuild can skip are signed: the pages that read one
@@ -52,8 +48,8 @@ def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageS
         *source_tasks(factory, index, rows),
         *listing_tasks(factory, index, rows),
         *challenges_tasks(factory, rows),
-        _one(lambda: methodology_page(factory, methodology_markdown)),
-        _one(lambda: regressions_page(factory)),
+        one_page(lambda: methodology_page(factory, methodology_markdown)),
+        one_page(lambda: regressions_page(factory)),
         *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
         *kernelbench_tasks(factory),  # KernelBench's problems by level and family (issue 27)
     ]

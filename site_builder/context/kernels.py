@@ -17,7 +17,7 @@ from itertools import chain
 from ..incremental.page_signatures import PageSignatures, SignedTask
 from ..page_views import Page
 from .catalog import CatalogIndex, implementation_page
-from .view_parts import ViewFactory
+from .view_parts import ViewFactory, one_page
 from .kernel import kernel_pages, workloads_of
 
 # What builds a page, or a few that go together: a workload's page, its groups' and its runs' pages,
@@ -75,7 +75,7 @@ class KernelPlans:
         return [
             *kernel_pages(factory, operation, self._workloads[operation], self._implementations.get(operation, []),
                           self._superseded_by),
-            *(_alone(partial(implementation_page, factory, index, name))
+            *(one_page(partial(implementation_page, factory, index, name))
               for name in self._implementations.get(operation, [])),
         ]
 
@@ -98,8 +98,3 @@ class KernelPlans:
     @cached_property
     def _superseded_by(self) -> dict[str, str]:
         return {run.supersedes: run.name for run in self.factory.board.runs.values() if run.supersedes}
-
-
-def _alone(build: Callable[[], Page]) -> Builder:
-    """A builder of one page, as a builder of the pages that go together."""
-    return lambda: (build(),)

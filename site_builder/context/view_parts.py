@@ -87,11 +87,16 @@ def signed_page(build: Callable[[], Page], page: str, signer: RowSignatures | No
     """A task that builds the one page ``page`` with ``build``; with ``signer``, signed by what
     ``reads`` (given the signer) says the page shows (``RowSignatures.signed``), for a rebuild to
     keep the page while that is unchanged."""
-    task = partial(_one_page, build)
+    task = one_page(build)
     return task if signer is None else signer.signed(partial(reads, signer), task, page)
 
 
-def _one_page(build: Callable[[], Page]) -> tuple[Page]:
+def one_page(build: Callable[[], Page]) -> Callable[[], tuple[Page]]:
+    """A task of one page: what ``build`` makes, as the one page of a task."""
+    return partial(_build_one, build)
+
+
+def _build_one(build: Callable[[], Page]) -> tuple[Page]:
     return (build(),)
 
 
