@@ -64,7 +64,7 @@ def scaling_chart(scaling: Scaling, implementation_titles: dict[str, str], conte
     rows = [{"series": label, "x": p.x, "latency": p.value_ns / scale, "run": p.run}
             for label, s in zip(labels, scaling.series) for p in s.points]
     frame = _scaling_frame(scaling.axis, unit, log_x=xs[-1] / max(xs[0], 1) >= LOG_X_SPAN)
-    series = [Series(name=label, points=[SeriesPoint(x=p.x, value=p.value_ns, run=p.run, url=urls.run(p.run))
+    series = [Series(name=label, points=[SeriesPoint(x=p.x, value=p.value_ns, run=p.run)
                                          for p in s.points]) for label, s in zip(labels, scaling.series)]
     return ChartView(kind="scaling", title=f"Scaling by {scaling.axis} · {context}", x_title=scaling.axis, y_title="latency", unit="ns",
                      series=series, overflow=scaling.overflow, spec=_with_scaling_data(frame, rows, labels, xs),
@@ -130,7 +130,7 @@ def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str
     spec = {**frame, "data": {"values": rows},
             "encoding": {**frame["encoding"], "x": {**x, "axis": {**x["axis"], "values": ticks}}}}
     series = [Series(name="record", points=[
-        SeriesPoint(x=moment, value=e.run.value, run=e.run.name, url=urls.run(e.run.name),
+        SeriesPoint(x=moment, value=e.run.value, run=e.run.name,
                     label=implementation_titles[e.run.implementation]) for moment, e in zip(dates, events)])]
     return ChartView(kind="history", title="Record history", x_title="observed", y_title="record", unit=events[0].run.unit, series=series,
                      spec=spec, caption="each point is a run that set a new record")

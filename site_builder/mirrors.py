@@ -47,9 +47,11 @@ REFERENCES = {
                                            "under api/v1/, ending .json) has its licence, source and install recipe",
     "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "
                       "of the documents that its group's protocol.mirror and environment.mirror name",
-    "*.leader, group.history[].previous": "a run named by `run`, `url` and `digest`, with its implementation and "
-                                          "value: its group's ranking row, and its part of the group's document, "
-                                          "have the rest",
+    "*.leader, group.history[].previous": "a run named by `run` and `digest`, with its implementation and value: "
+                                          "its group's ranking row, and its part of the group's document, have the "
+                                          "rest",
+    "*.run": "a run named by its name (in ranking rows, leaders, record events, chart points, ledger rows): its "
+             "page is runs/<name>.html",
 }
 # Documents per index part: ~270 bytes an entry, so a part stays near half a megabyte.
 PART_SIZE = 2000

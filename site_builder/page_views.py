@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from . import urls
 from .derive.floors import memory_floor_ns
 
 # 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
@@ -30,7 +31,8 @@ from .derive.floors import memory_floor_ns
 # 5.0.0: a group says once what its runs share (no ``runShared``: its ``protocol``, ``environment``
 # and ``sources`` beside its operation, workload and comparison); a run's details name its source
 # and the runs it supersedes or is superseded by, and leave its source's benchmark, id and metrics
-# to its manifest (issue 24).
+# to its manifest; a view that names a run (a ranking row, a leader, a chart's point) names it by
+# ``run`` alone, its page being runs/<name>.html (``NamesRun``) (issue 24).
 MIRROR_VERSION = "5.0.0"
 
 
@@ -49,6 +51,16 @@ class View(BaseModel):
 class Link(View):
     title: str
     url: str  # a page path from the site root
+
+
+class NamesRun:
+    """A view that names a run by ``run``. Its page's path follows from the name (``urls.run``:
+    runs/<name>.html), so pages read ``url`` and mirrors leave it out: a run is named in many rows,
+    and with the history each path is about 100 bytes. (Each view declares its ``run`` field.)"""
+
+    @property
+    def url(self) -> str:
+        return urls.run(self.run)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -76,11 +88,10 @@ class Availability(View):
     pinned: bool
 
 
-class RowView(View):
+class RowView(NamesRun, View):
     """One run inside its comparison group: ranked, or with the reasons it may not be."""
 
     run: str
-    url: str
     digest: str
     rank: int | None
     value: float | None = Field(description="the primary value, in `unit`")
@@ -175,11 +186,10 @@ class ImplementationRef(View):
     baseline: bool
 
 
-class RunRef(View):
+class RunRef(NamesRun, View):
     """A run as another page names it: which run, its implementation and its value."""
 
     run: str
-    url: str
     digest: str
     implementation: ImplementationRef
     value: float | None
@@ -264,11 +274,10 @@ class GpuRecord(View):
     row: RowView
 
 
-class SeriesPoint(View):
+class SeriesPoint(NamesRun, View):
     x: int | float | str
     value: float
     run: str
-    url: str
     label: str | None = Field(default=None, description="who set this point, where the series does not say")
 
 
@@ -583,12 +592,11 @@ class RunPage(Page):
     details: RunDetails
 
 
-class RecordEventView(View):
+class RecordEventView(NamesRun, View):
     """A record the group's history holds: the run that set it, and the one it beat, named by run
     (the ranking below, and the run pages, say the rest of each)."""
 
     run: str
-    url: str
     implementation: ImplementationRef
     value: float | None
     unit: str | None
@@ -597,13 +605,12 @@ class RecordEventView(View):
     improvement: float | None
 
 
-class TimelinePointView(View):
+class TimelinePointView(NamesRun, View):
     observed_at: datetime
     value: float = Field(description="the run's primary value (median), in the timeline's unit")
     low: float | None = Field(description="p20, where the run publishes it")
     high: float | None = Field(description="p80, where the run publishes it")
     run: str
-    url: str
     place: str = Field(description="the snapshot that first published the run, else the day it was observed")
     release: str | None
 
@@ -685,7 +692,7 @@ class RegressionsPage(Page):
 # Catalog pages
 
 
-class EvidenceRow(View):
+class EvidenceRow(NamesRun, View):
     """A run on its implementation's page: where it stands, without the implementation (the page's
     own) or its availability, which every row of the page would repeat."""
 
@@ -693,7 +700,6 @@ class EvidenceRow(View):
     cohort: Link
     gpu: str
     run: str
-    url: str
     standing: RunStanding
     group_size: int
 

@@ -110,7 +110,7 @@ def _evidence_row(factory: ViewFactory, run: RunFacts) -> EvidenceRow:
     cohort = factory.board.cohorts[run.cohort]
     row = factory.row(run)
     return unchecked(EvidenceRow, workload=factory.workload_link(run.workload), cohort=factory.cohort_link(cohort),
-                     gpu=cohort.gpu.label, run=row.run, url=row.url, standing=factory.standing(run),
+                     gpu=cohort.gpu.label, run=row.run, standing=factory.standing(run),
                      group_size=len(cohort.rows))
 
 

@@ -99,7 +99,7 @@ class DiscoverContext:
             implementation = self.factory.implementation(run.implementation)
             found = self._record_runs[run.name] = unchecked(
                 RecordRun,
-                run=run.name, value=as_float(run.value), unit=run.unit, url=urls.run(run.name), statistic=run.statistic,
+                run=run.name, value=as_float(run.value), unit=run.unit, statistic=run.statistic,
                 implementation=self._implementation_link(run.implementation), baseline=implementation.baseline,
                 evidence=run.evidence, source=implementation.source_url is not None, observed_at=run.observed_at)
         return found

@@ -179,6 +179,6 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], sh
 def _record_event(factory: ViewFactory, event) -> RecordEventView:
     run = event.run
     return unchecked(
-        RecordEventView, run=run.name, url=urls.run(run.name), implementation=factory.implementation_ref(run.implementation),
+        RecordEventView, run=run.name, implementation=factory.implementation_ref(run.implementation),
         value=as_float(run.value), unit=run.unit, observed_at=run.observed_at,
         previous=factory.run_ref(event.previous) if event.previous else None, improvement=as_float(event.improvement))

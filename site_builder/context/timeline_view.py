@@ -65,7 +65,7 @@ def timeline_view(factory: ViewFactory, cohort: Cohort) -> TimelineView | None:
     series = [TimelineSeries(
         implementation=name, name=titles.get(name, name), baseline=bool(points and points[0].run.baseline),
         points=[TimelinePointView(observed_at=p.at, value=p.value, low=p.facts.low, high=p.facts.high, run=p.run.name,
-                                  url=urls.run(p.run.name), place=p.facts.place, release=p.facts.release)
+                                  place=p.facts.place, release=p.facts.release)
                 for p in points]) for name, points in found.series.items()]
     steps = [step_view(factory, step) for step in found.steps]
     unit = cohort.runs[0].unit or ""

@@ -226,7 +226,7 @@ class ViewFactory:
         # for every run, and again on the pages of its group and kernel, and the lists that show it.
         return unchecked(
             RowView,
-            run=run.name, url=urls.run(run.name), digest=run.digest,
+            run=run.name, digest=run.digest,
             rank=ranked.rank if ranked else None, value=as_float(run.value), unit=run.unit,
             statistic=run.statistic, vs_leader=as_float(ranked.vs_leader) if ranked else None,
             vs_baseline=as_float(ranked.vs_baseline) if ranked else None,
@@ -300,7 +300,7 @@ class ViewFactory:
     def run_ref(self, run: RunFacts) -> RunRef:
         """A run as another page names it: which run, its implementation and its value."""
         return kept(self.__dict__.setdefault("_cache_run_ref", {}), run.name, lambda: unchecked(
-            RunRef, run=run.name, url=urls.run(run.name), digest=run.digest,
+            RunRef, run=run.name, digest=run.digest,
             implementation=self.implementation_ref(run.implementation), value=as_float(run.value), unit=run.unit,
             observed_at=run.observed_at))
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..page_views import Link, Page, RowView, View
+from ..page_views import Link, NamesRun, Page, RowView, View
 
 
 # ------------------------------------------------------------------------------------------------
@@ -74,10 +74,9 @@ class BrokenRecord(View):
     unit: str | None
 
 
-class RecordRun(BrokenRecord):
+class RecordRun(NamesRun, BrokenRecord):
     """A run as the ledger lists it (the run's own mirror has the rest)."""
 
-    url: str
     statistic: str | None
     implementation: Link
     baseline: bool

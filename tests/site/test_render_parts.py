@@ -112,7 +112,7 @@ def test_mirror_json_of_values_pydantic_writes_its_own_way():
                                       text='quote " and \\ and ü and \n')
     cases = [
         constructed, nested, Link(title="<a & b>", url="x.html"),
-        SeriesPoint(x=3, value=1.5, run="r", url="u"), SeriesPoint(x="bf16", value=2, run="r", url="u"),
+        SeriesPoint(x=3, value=1.5, run="r"), SeriesPoint(x="bf16", value=2, run="r"),
         # Not finite: a float field keeps inf (json writes Infinity), dict[str, Any] makes it null.
         TruthfulFloor(ns=math.inf, bytes=1, memory_ns=1.0, arithmetic_ns=None, flops=None, flops_dtype=None,
                       peak_tflops=None, bound="memory", times_above=math.nan),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -28,16 +29,16 @@ WHEN = datetime(2026, 1, 2, 3, tzinfo=timezone.utc)
 LINK = Link(title="t", url=urls.kernel("op"))
 IMPLEMENTATION = ImplementationView(name="i", title="I", url=urls.implementation("i"), project="p", language="triton",
                                     baseline=False, source_url=None, license="MIT", license_text="MIT")
-ROW = RowView(run="r", url=urls.run("r"), digest="sha256:0", rank=1, value=12.5, unit="ns", statistic="median",
+ROW = RowView(run="r", digest="sha256:0", rank=1, value=12.5, unit="ns", statistic="median",
               vs_leader=1.0, vs_baseline=None, sol_score=None, evidence="verified", observed_at=WHEN, stale=False,
               implementation=IMPLEMENTATION, availability=Availability(usable=True, reasons=[], install=None, pinned=False),
               reasons=[])
-LEADER = RunRef(run="r", url=urls.run("r"), digest="sha256:0", value=12.5, unit="ns", observed_at=WHEN,
+LEADER = RunRef(run="r", digest="sha256:0", value=12.5, unit="ns", observed_at=WHEN,
                 implementation=ImplementationRef(name="i", title="I", url=urls.implementation("i"), project="p", baseline=False))
 GROUP = GroupLink(title="H100", url=urls.group("g"), key="sha256:g")
 SUMMARY = CohortSummary(key="g", label="H100", url=urls.group("g"), gpu="H100", hardware=None, environment=LINK,
                         protocol=LINK, metric=None, ranked=1, runs=1, leader=LEADER, last_observed=WHEN)
-RUN = dict(run="r", value=12.5, unit="ns", url=urls.run("r"), statistic="median", implementation=LINK, baseline=True,
+RUN = dict(run="r", value=12.5, unit="ns", statistic="median", implementation=LINK, baseline=True,
            evidence="verified", source=False, observed_at=WHEN)
 
 
@@ -57,7 +58,15 @@ def test_unchecked_views_equal_the_checked_ones():
           improvement=0.25, set_at=WHEN, current=True, group_size=2)
     _same(ChallengeRow, kind="single", operation=LINK, workload=LINK, cohort=GROUP, record=None)
     standing = _same(RunStanding, **{name: getattr(ROW, name) for name in RunStanding.model_fields})
-    _same(EvidenceRow, workload=LINK, cohort=LINK, gpu="H100", run=ROW.run, url=ROW.url, standing=standing, group_size=3)
+    _same(EvidenceRow, workload=LINK, cohort=LINK, gpu="H100", run=ROW.run, standing=standing, group_size=3)
+
+
+def test_a_view_naming_a_run_links_its_page_but_leaves_the_path_out_of_its_json():
+    # Pages link the run; the mirror names it once (its page is runs/<name>.html, as the API index says).
+    for view in (ROW, LEADER, unchecked(RecordRun, **RUN)):
+        assert view.url == urls.run("r")
+        written = json.loads(mirror_json(view))
+        assert "url" not in written and "url" not in view.model_dump(mode="json") and written["run"] == "r"
 
 
 def test_unchecked_views_are_frozen_like_the_checked_ones():
