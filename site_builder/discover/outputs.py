@@ -42,7 +42,7 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
 
     search = InFork(lambda: search_texts(board), "search index")
     try:
-        for shard, runs in run_directory(board):
+        for shard, runs in run_directory(board, mirrors):
             path = urls.run_directory(shard)
             # Keys in sorted order as written ("runs" is sorted by digest already): sort_keys would sort each again.
             document = {"runs": runs, "shard": shard, "v": 2}  # 2: a run's mirror, no longer its name
@@ -72,30 +72,24 @@ def discover_outputs(board: Leaderboard, mirrors: MirrorIndex, pages: Iterable[s
         search.close()
 
 
-def run_directory(board: Leaderboard) -> list[tuple[str, dict[str, str]]]:
-    """(shard, run digest's first 12 hex digits -> where the run's JSON is (``urls.run_mirror``),
-    in digest order) for every two-digit prefix, in order. Two runs whose 12 digits agree (never
+def run_directory(board: Leaderboard, mirrors: MirrorIndex) -> list[tuple[str, dict[str, str]]]:
+    """(shard, run digest's first 12 hex digits -> where the run's JSON is, in digest order) for
+    every two-digit prefix, in order. Where a run's JSON is, its page said when it was listed
+    (``mirrors``, which lists every page, rendered or kept). Two runs whose 12 digits agree (never
     yet) keep the one whose mirror sorts last.
 
     Each run is one string, its digits, "\0" and its mirror: strings sort as (digits, mirror)
     pairs do ("\0" sorts before any digit, so shorter digits first), and a string compares more
     cheaply than a pair, which compares element by element; a shard's dict, made in that order,
     keeps the last mirror of equal digits."""
+    mirror_of = {entry.html: entry.mirror for entry in mirrors.entries if entry.kind == "run"}
     shards: dict[str, list[str]] = {}
-    headlines: dict[str, str | None] = {}
-    run_counts: dict[str, int] = {}
     for name, run in board.runs.items():
         hex12 = run.digest.removeprefix("sha256:")[:12]
         shard = shards.get(hex12[:2])
         if shard is None:
             shard = shards[hex12[:2]] = []
-        if run.operation not in headlines:
-            headlines[run.operation] = board.headline_workload(board.catalog.operations[run.operation])
-        workload = urls.mirror(urls.workload(run.operation, run.workload, headlines[run.operation]))
-        if run.workload not in run_counts:
-            run_counts[run.workload] = board.workload_run_count(run.workload)
-        group = urls.group_mirror(workload, run.cohort, run_counts[run.workload])
-        shard.append(hex12 + "\0" + urls.run_mirror(group, name))
+        shard.append(hex12 + "\0" + mirror_of[urls.run(name)])
     return [(prefix, dict([key.split("\0", 1) for key in sorted(keys)])) for prefix, keys in sorted(shards.items())]
 
 

@@ -78,6 +78,18 @@ def board():
     return derive_leaderboard(load_catalog(bundled_data(), AS_OF), AS_OF)
 
 
+@pytest.fixture
+def pages_listed(board):
+    """The API index as rendering hands it to ``discover_outputs``: every run page listed with
+    where its JSON is (here a stand-in group's), which the run directory reads."""
+    from site_builder import urls
+    from site_builder.mirrors import MirrorIndex
+    mirrors = MirrorIndex()
+    for name in sorted(board.runs):
+        mirrors.add_document("run", name, urls.run(name), f"api/v1/groups/g.json#/runs/{name}")
+    return mirrors
+
+
 @pytest.fixture(scope="session")
 def bundled_index(board) -> dict:
     from site_builder.search.index import build_search_index, index_json

@@ -256,35 +256,35 @@ def test_run_directory_keeps_the_last_name_of_equal_digests():
     from types import SimpleNamespace
 
     from site_builder.discover.outputs import run_directory
+    from site_builder.mirrors import MirrorIndex
 
-    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12; one group
-    # of one workload (its kernel's headline), so the mirrors sort as the names do.
-    group = "sha256:" + "1" * 64
+    # "b1" after "b" (a name that starts with another), "e" with fewer digits than 12; each run's
+    # JSON where its page's entry says, here one group's, so the mirrors sort as the names do.
     runs = {"b": "sha256:ab0000000000ff", "a": "sha256:ab0000000000ee", "c": "sha256:00aa00000000", "z": "sha256:ab0000000001",
             "d": "cd0000000000", "b1": "sha256:ab0000000000aa", "e": "sha256:ab"}
-    board = SimpleNamespace(
-        runs={name: SimpleNamespace(digest=digest, cohort=group, operation="op", workload="w") for name, digest in runs.items()},
-        catalog=SimpleNamespace(operations={"op": "the op"}), headline_workload=lambda operation: "w",
-        workload_run_count=lambda workload: len(runs))
+    board = SimpleNamespace(runs={name: SimpleNamespace(digest=digest) for name, digest in runs.items()})
     in_group = "api/v1/kernels/op.json#/groups/1111111111111111/runs/"
+    mirrors = MirrorIndex()
+    mirrors.add_document("group", "a group", "groups/1111111111111111.html", "api/v1/kernels/op.json#/groups/1111111111111111")
+    for name in runs:
+        mirrors.add_document("run", name, urls.run(name), in_group + name)
     expected: dict[str, dict[str, str]] = {}
     for name, run in sorted(board.runs.items()):
         hex12 = run.digest.removeprefix("sha256:")[:12]
         expected.setdefault(hex12[:2], {})[hex12] = in_group + name
-    assert run_directory(board) == [(shard, dict(sorted(names.items()))) for shard, names in sorted(expected.items())]
-    assert dict(run_directory(board))["ab"] == {"ab": in_group + "e", "ab0000000000": in_group + "b1",
-                                                "ab0000000001": in_group + "z"}
+    assert run_directory(board, mirrors) == [(shard, dict(sorted(names.items()))) for shard, names in sorted(expected.items())]
+    assert dict(run_directory(board, mirrors))["ab"] == {"ab": in_group + "e", "ab0000000000": in_group + "b1",
+                                                         "ab0000000001": in_group + "z"}
 
 
-def test_discover_outputs_yields_the_run_directory_and_registers_it(board):
+def test_discover_outputs_yields_the_run_directory_and_registers_it(board, pages_listed):
     import json
 
     from site_builder.discover import outputs
-    from site_builder.mirrors import MirrorIndex
 
-    mirrors = MirrorIndex()
+    mirrors = pages_listed
     files = {path: content for path, content, _ in outputs.discover_outputs(board, mirrors, [])}
-    shards = outputs.run_directory(board)
+    shards = outputs.run_directory(board, mirrors)
     assert shards
     for shard, runs in shards:
         text = files[outputs.urls.run_directory(shard)]
