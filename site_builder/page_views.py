@@ -53,6 +53,12 @@ class Link(View):
     url: str  # a page path from the site root
 
 
+class PageLink(Link):
+    """A page of a list that runs to many pages, as its pager links it."""
+
+    number: int
+
+
 class NamesRun:
     """A view that names a run by ``run``. Its page's path follows from the name (``urls.run``:
     runs/<name>.html), so pages read ``url`` and mirrors leave it out: a run is named in many rows,
@@ -900,7 +906,10 @@ class ChallengesPage(Page):
     totals: dict[str, int]
     full_lists: dict[str, str] = Field(default_factory=dict, description="per kind, the first page of its full list")
     page_number: int = 1
-    pages: list[Link] = Field(default_factory=list, description="a full list's pages, in order")
+    page_count: int = 1
+    pages: list[PageLink] = Field(default_factory=list, description=(
+        "a full list's pager: its first and last pages and those near this one, in order (each page's pager links "
+        "the next)"))
 
 
 class MethodologyPage(Page):

@@ -28,8 +28,8 @@ from ..discover.finding_views import (
 from ..incremental.page_signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
-from ..page_views import Link, Page
-from .view_parts import PageTask, ViewFactory, as_float, on_index, per_key, signed_page, unchecked
+from ..page_views import Link, Page, PageLink
+from .view_parts import PageTask, ViewFactory, as_float, on_index, pager, per_key, signed_page, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -295,16 +295,16 @@ def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Seq
 
 @dataclass(frozen=True, slots=True)
 class RecordsPlan:
-    """One ledger page: a view of a filter, and the entries on it. The filter links and the pager
-    are the same on every page of a view and filter, and made once for all of them (on a large
-    site the history of every record runs to hundreds of pages, each listing all the others)."""
+    """One ledger page: a view of a filter, and the entries on it. The filter links are the same
+    on every page of a view and filter, and made once for all of them; its pager is made from the
+    page count and its number (``pager``) when the page is built."""
 
     view: str
     chosen: FilterLink
     filters: list[FilterLink]  # every filter, ``chosen`` marked selected
     total: int
     number: int
-    pages: list[Link]  # of this view and filter
+    page_count: int  # of this view and filter
     entries: Sequence[LedgerEntry]
     breaks: Sequence[LedgerEntry]
 
@@ -324,9 +324,8 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
             breaks = [] if view == "history" else _kept(chosen.facet, chosen.value, predicate, found.breaks,
                                                         found.breaks_by_gpu, reads, limit=RECENT_BREAKS)
             cut = pages(chosen_entries)
-            pager = [Link(title=str(n), url=urls.records(view, facet, chosen.value, n)) for n in range(1, len(cut) + 1)]
             for number, entries_on_page in enumerate(cut, 1):
-                plans.append(RecordsPlan(view, chosen, selected, len(chosen_entries), number, pager, entries_on_page,
+                plans.append(RecordsPlan(view, chosen, selected, len(chosen_entries), number, len(cut), entries_on_page,
                                          breaks if number == 1 else []))
     return plans
 
@@ -349,25 +348,26 @@ def _records_url(plan: RecordsPlan) -> str:
 
 
 class _LedgerReads:
-    """What each ledger page shows, for its signature: its view, filter, counts and pager as they
-    are, and for each row the digest of its group (``page_signatures.RowSignatures.group``: all a row
-    reads of the group) and which of the group's records it is. A current record is its group's
-    one: the digest alone says it. A record of the history (or a break) is its event's place in
-    the group's history, which the group's runs decide, as they decide the rest of the row. The
-    filter and pager of a view and filter, on each of its pages, are written out once, by the
-    pager's id. Rows are read in C (``map``): the ledger's pages together show every record many
-    times over."""
+    """What each ledger page shows, for its signature: its view, filter, counts and page number
+    (its pager follows from them: ``pager``), and for each row the digest of its group
+    (``page_signatures.RowSignatures.group``: all a row reads of the group) and which of the
+    group's records it is. A current record is its group's one: the digest alone says it. A record
+    of the history (or a break) is its event's place in the group's history, which the group's
+    runs decide, as they decide the rest of the row. The filters of a view and filter, on each of
+    its pages, are written out once, by the list's id. Rows are read in C (``map``): the ledger's
+    pages together show every record many times over."""
 
     def __init__(self, signer: RowSignatures):
         self._signer = signer
         self._lists: dict[int, tuple[str, str]] = {}
 
     def __call__(self, plan: RecordsPlan) -> list[str | bytes]:
-        shown = self._lists.get(id(plan.pages))
+        shown = self._lists.get(id(plan.filters))
         if shown is None:
-            shown = self._lists[id(plan.pages)] = (repr(plan.chosen), repr((plan.filters, plan.pages)))
+            shown = self._lists[id(plan.filters)] = (repr(plan.chosen), repr(plan.filters))
         rows = self._events(plan.entries) if plan.view == "history" else self._current(plan.entries)
-        return [plan.view, shown[0], str(plan.total), str(plan.number), shown[1], rows, self._events(plan.breaks)]
+        return [plan.view, shown[0], str(plan.total), str(plan.number), str(plan.page_count), shown[1], rows,
+                self._events(plan.breaks)]
 
     def _current(self, entries: Sequence[LedgerEntry]) -> bytes:
         """Each entry's group digest (32 bytes)."""
@@ -385,8 +385,8 @@ def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
     facet = chosen.facet if chosen.facet != "all" else None
     what = "Current records" if view == "current" else "Record history"
     title = what if facet is None else f"{what} · {chosen.title}"
-    if len(plan.pages) > 1:
-        title += f" · page {number} of {len(plan.pages)}"
+    if plan.page_count > 1:
+        title += f" · page {number} of {plan.page_count}"
     # Rows hold no reference cycles, and most outlive the page (kept for the other pages that show
     # them): the collector, left on, walked them again and again while they were made.
     with paused_gc():
@@ -397,7 +397,10 @@ def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
         view=view, filter=chosen.model_copy(update={"selected": True}), filters=plan.filters,
         views=[Link(title="Current records", url=urls.records("current", facet, chosen.value)),
                Link(title="Record history", url=urls.records("history", facet, chosen.value))],
-        total=plan.total, page_number=number, pages=plan.pages, rows=rows, breaks=breaks, feed=urls.RECORDS_FEED,
+        total=plan.total, page_number=number, page_count=plan.page_count,
+        pages=pager(plan.page_count, number, lambda n: PageLink(number=n, title=str(n),
+                                                                  url=urls.records(view, facet, chosen.value, n))),
+        rows=rows, breaks=breaks, feed=urls.RECORDS_FEED,
     )
 
 

@@ -15,12 +15,12 @@ from ..discover.ledger import newest_first
 from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ChallengeRow, ChallengesPage, Choice, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, GroupLink, IndexPage,
-    KernelSummary, Link,
+    KernelSummary, Link, PageLink,
     MethodologyPage,
 )
 from ..discover.gpus import slugify
 from .kernel import steady_leader
-from .view_parts import LIST_LIMIT, ViewFactory, on_index, unchecked
+from .view_parts import LIST_LIMIT, ViewFactory, on_index, pager, unchecked
 
 
 class IndexChoices:
@@ -210,22 +210,22 @@ def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) 
             groups={kind: rows(challenges.page(kind, 1)) for kind in totals}, totals=totals,
             full_lists={kind: urls.challenges(kind) for kind in totals})]
 
-    def full_list(kind: str, number: int, links: list[Link]) -> list[ChallengesPage]:
+    def full_list(kind: str, number: int, count: int) -> list[ChallengesPage]:
         title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
         return [ChallengesPage(
             **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
             gpus=[], coverage=[], gaps=[], groups={kind: rows(challenges.page(kind, number))}, totals={kind: totals[kind]},
-            page_number=number, pages=links)]
+            page_number=number, page_count=count,
+            pages=pager(count, number, lambda n: PageLink(number=n, title=f"Page {n}", url=urls.challenges(kind, n))))]
 
     tasks: list[Callable[[], list[ChallengesPage]]] = [overview]
     for kind, total in totals.items():
         count = max(1, -(-total // LIST_LIMIT))
-        links = [Link(title=f"Page {n}", url=urls.challenges(kind, n)) for n in range(1, count + 1)]
-        pager = repr(links)
         for number in range(1, count + 1):
-            task: Callable[[], list[ChallengesPage]] = partial(full_list, kind, number, links)
+            task: Callable[[], list[ChallengesPage]] = partial(full_list, kind, number, count)
             if signer is not None:
-                reads = partial(_challenges_reads, signer, [kind, str(number), str(total), pager], challenges, kind, number)
+                # The pager follows from the count and the number (``pager``).
+                reads = partial(_challenges_reads, signer, [kind, str(number), str(total), str(count)], challenges, kind, number)
                 task = signer.signed(reads, task, urls.challenges(kind, number))
             tasks.append(task)
     return tasks

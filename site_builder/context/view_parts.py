@@ -19,7 +19,7 @@ from ..link import Entity
 from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
-    GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, ProtocolRef,
+    GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, PageLink, ProtocolRef,
     ProtocolView, RowView, RunStanding, SourceLink, SuiteCaseView, TensorView, TruthfulFloor, WorkloadRef, WorkloadView,
 )
 
@@ -76,6 +76,18 @@ def per_key(method: Callable[..., T]) -> Callable[..., T]:
         return found if found is not _MISSING else kept(cache, key, lambda: method(self, key))
 
     return cached
+
+
+# Pages either side of the current one that a pager links (besides the first and the last).
+PAGER_REACH = 2
+
+
+def pager(count: int, number: int, link: Callable[[int], PageLink]) -> list[PageLink]:
+    """The pager of page ``number`` of ``count``: the first and last pages and those within
+    ``PAGER_REACH`` of this one, in order. A pager that links every page makes a list of N pages
+    hold N² links: the ledger's and challenge lists' pagers were most of their pages."""
+    near = range(max(1, number - PAGER_REACH), min(count, number + PAGER_REACH) + 1)
+    return [link(n) for n in sorted({1, count, *near})]
 
 
 # What builds pages when called: one page, or a few small ones.

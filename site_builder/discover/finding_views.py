@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..page_views import Link, NamesRun, Page, RowView, View
+from ..page_views import Link, NamesRun, Page, PageLink, RowView, View
 
 
 # ------------------------------------------------------------------------------------------------
@@ -120,7 +120,9 @@ class RecordsPage(Page):
     views: list[Link]
     total: int = Field(description="rows in this view and filter, over every page")
     page_number: int
-    pages: list[Link]
+    page_count: int
+    pages: list[PageLink] = Field(description="the pager: the first and last pages of this view and filter and those "
+                                              "near this one, in order (each page's pager links the next)")
     rows: list[RecordRow]
     breaks: list[RecordRow] = Field(description="the latest record breaks (first page of the current view)")
     feed: str

@@ -291,3 +291,21 @@ def test_discover_outputs_yields_the_run_directory_and_registers_it(board, pages
         assert text == json.dumps({"runs": runs, "shard": shard, "v": 2}, separators=(",", ":")) + "\n"
     registered = {entry.mirror for entry in mirrors.entries if entry.kind == "run-directory"}
     assert registered == {outputs.urls.run_directory(shard) for shard, _ in shards}
+
+
+def test_a_pager_links_the_ends_and_the_pages_near_this_one():
+    from site_builder.context.view_parts import PAGER_REACH, pager
+    from site_builder.page_views import PageLink
+
+    def link(n: int) -> PageLink:
+        return PageLink(number=n, title=str(n), url=f"p{n}.html")
+
+    assert [p.number for p in pager(1, 1, link)] == [1]
+    assert [p.number for p in pager(4, 2, link)] == [1, 2, 3, 4]
+    assert [p.number for p in pager(100, 50, link)] == [1, *range(50 - PAGER_REACH, 50 + PAGER_REACH + 1), 100]
+    assert [p.number for p in pager(100, 1, link)] == [*range(1, PAGER_REACH + 2), 100]
+    for count in (1, 2, 7, 300):  # every page reaches the next, and no pager grows with the list
+        for number in range(1, count + 1):
+            shown = [p.number for p in pager(count, number, link)]
+            assert shown == sorted(set(shown)) and number in shown and (number == count or number + 1 in shown)
+            assert len(shown) <= 2 * PAGER_REACH + 3

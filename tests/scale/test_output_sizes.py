@@ -14,7 +14,7 @@ import pytest
 
 from site_builder import mirrors, urls
 from site_builder.build import build_site
-from site_builder.context.view_parts import LIST_LIMIT
+from site_builder.context.view_parts import LIST_LIMIT, PAGER_REACH
 from site_builder.mirrors import listed_documents
 from site_builder.synth import synthesize
 from tests.scratch import scratch_folder
@@ -79,8 +79,12 @@ def test_challenge_lists_are_capped_and_complete_in_their_pages(site: Path):
     assert any(total > LIST_LIMIT for total in overview["totals"].values()), "the synthetic site should need paging"
     for kind, total in overview["totals"].items():
         assert len(overview["groups"][kind]) == min(total, LIST_LIMIT)
-        first = read(site, urls.mirror(overview["fullLists"][kind]))
-        pages = [read(site, urls.mirror(link["url"])) for link in first["pages"]]
+        pages = [read(site, urls.mirror(overview["fullLists"][kind]))]
+        while pages[-1]["pageNumber"] < pages[-1]["pageCount"]:  # as a reader walks them: each pager links the next
+            following = next(link for link in pages[-1]["pages"] if link["number"] == pages[-1]["pageNumber"] + 1)
+            pages.append(read(site, urls.mirror(following["url"])))
+        assert len(pages) == pages[0]["pageCount"] == -(-total // LIST_LIMIT)
+        assert all(len(page["pages"]) <= 2 * PAGER_REACH + 3 for page in pages)  # a pager does not grow with the list
         rows = [row["cohort"]["key"] for page in pages for row in page["groups"][kind]]
         assert all(len(page["groups"][kind]) <= LIST_LIMIT for page in pages)
         assert len(rows) == len(set(rows)) == total
