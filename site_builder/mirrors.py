@@ -43,8 +43,8 @@ REFERENCES = {
     "group.runs.*.details.source, .supersedes, .supersededBy": "named, not copied: a source by name (the group's "
                                                                "`sources.<name>`), a run by name (its page is "
                                                                "runs/<name>.html)",
-    "group.runs.*.details.implementation": "the run's implementation: its page `url`, whose document (the same path "
-                                           "under api/v1/, ending .json) has its licence, source and install recipe",
+    "*.implementation": "an implementation named by `name`: its page is implementations/<name>.html, whose document "
+                        "(api/v1/implementations/<name>.json) has its licence, source and install recipe",
     "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "
                       "of the documents that its group's protocol.mirror and environment.mirror name",
     "*.leader, group.history[].previous": "a run named by `run` and `digest`, with its implementation and value: "

@@ -32,7 +32,8 @@ from .derive.floors import memory_floor_ns
 # and ``sources`` beside its operation, workload and comparison); a run's details name its source
 # and the runs it supersedes or is superseded by, and leave its source's benchmark, id and metrics
 # to its manifest; a view that names a run (a ranking row, a leader, a chart's point) names it by
-# ``run`` alone, its page being runs/<name>.html (``NamesRun``) (issue 24).
+# ``run`` alone, its page being runs/<name>.html (``NamesRun``), and an implementation by ``name``
+# alone (``NamesImplementation``) (issue 24).
 MIRROR_VERSION = "5.0.0"
 
 
@@ -59,6 +60,16 @@ class PageLink(Link):
     number: int
 
 
+class NamesImplementation:
+    """A view of an implementation, named by ``name``: its page's path follows from the name
+    (``urls.implementation``: implementations/<name>.html), so pages read ``url`` and mirrors
+    leave it out (most rows name their implementation). (Each view declares its ``name`` field.)"""
+
+    @property
+    def url(self) -> str:
+        return urls.implementation(self.name)
+
+
 class NamesRun:
     """A view that names a run by ``run``. Its page's path follows from the name (``urls.run``:
     runs/<name>.html), so pages read ``url`` and mirrors leave it out: a run is named in many rows,
@@ -73,10 +84,9 @@ class NamesRun:
 # Pieces shared by several pages
 
 
-class ImplementationView(View):
+class ImplementationView(NamesImplementation, View):
     name: str
     title: str
-    url: str
     project: str
     language: str
     baseline: bool
@@ -184,10 +194,9 @@ class WorkloadRef(SharedDocument):
     correctness: dict[str, Any] = Field(description="the workload's correctness policy")
 
 
-class ImplementationRef(View):
+class ImplementationRef(NamesImplementation, View):
     name: str
     title: str
-    url: str
     project: str
     baseline: bool
 

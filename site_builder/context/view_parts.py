@@ -200,7 +200,7 @@ class ViewFactory:
         if (entity.refs["operation"].name, title) in self._shared_titles:
             title = f"{title} ({name})"  # eight submissions all called "Geometric" must still be told apart
         return ImplementationView(
-            name=name, title=title, url=urls.implementation(name),
+            name=name, title=title,
             project=project.metadata.title or project.spec.name, language=facts.language, baseline=facts.baseline,
             source_url=facts.source_url, license=facts.license, license_text=facts.license_text,
         )
@@ -299,7 +299,7 @@ class ViewFactory:
     @per_key
     def implementation_ref(self, name: str) -> ImplementationRef:
         view = self.implementation(name)
-        return ImplementationRef(name=name, title=view.title, url=view.url, project=view.project, baseline=view.baseline)
+        return ImplementationRef(name=name, title=view.title, project=view.project, baseline=view.baseline)
 
     def group_ref(self, cohort: Cohort) -> GroupRef:
         return kept(self.__dict__.setdefault("_cache_group_ref", {}), cohort.key, lambda: unchecked(

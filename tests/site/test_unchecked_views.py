@@ -27,14 +27,14 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 WHEN = datetime(2026, 1, 2, 3, tzinfo=timezone.utc)
 LINK = Link(title="t", url=urls.kernel("op"))
-IMPLEMENTATION = ImplementationView(name="i", title="I", url=urls.implementation("i"), project="p", language="triton",
+IMPLEMENTATION = ImplementationView(name="i", title="I", project="p", language="triton",
                                     baseline=False, source_url=None, license="MIT", license_text="MIT")
 ROW = RowView(run="r", digest="sha256:0", rank=1, value=12.5, unit="ns", statistic="median",
               vs_leader=1.0, vs_baseline=None, sol_score=None, evidence="verified", observed_at=WHEN, stale=False,
               implementation=IMPLEMENTATION, availability=Availability(usable=True, reasons=[], install=None, pinned=False),
               reasons=[])
 LEADER = RunRef(run="r", digest="sha256:0", value=12.5, unit="ns", observed_at=WHEN,
-                implementation=ImplementationRef(name="i", title="I", url=urls.implementation("i"), project="p", baseline=False))
+                implementation=ImplementationRef(name="i", title="I", project="p", baseline=False))
 GROUP = GroupLink(title="H100", url=urls.group("g"), key="sha256:g")
 SUMMARY = CohortSummary(key="g", label="H100", url=urls.group("g"), gpu="H100", hardware=None, environment=LINK,
                         protocol=LINK, metric=None, ranked=1, runs=1, leader=LEADER, last_observed=WHEN)
@@ -67,6 +67,13 @@ def test_a_view_naming_a_run_links_its_page_but_leaves_the_path_out_of_its_json(
         assert view.url == urls.run("r")
         written = json.loads(mirror_json(view))
         assert "url" not in written and "url" not in view.model_dump(mode="json") and written["run"] == "r"
+
+
+def test_a_view_of_an_implementation_links_its_page_but_leaves_the_path_out_of_its_json():
+    for view in (IMPLEMENTATION, LEADER.implementation, ROW.implementation):
+        assert view.url == urls.implementation("i")
+        written = json.loads(mirror_json(view))
+        assert "url" not in written and written["name"] == "i"
 
 
 def test_unchecked_views_are_frozen_like_the_checked_ones():
