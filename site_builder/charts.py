@@ -12,7 +12,6 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from . import urls
 from .derive.history import RecordEvent
 from .derive.scaling import Scaling
 from .page_views import ChartView, Series, SeriesPoint
