@@ -42,7 +42,8 @@ REFERENCES = {
                       "correctness policy); `digest` = run.spec.workloadDigest",
     "group.runs.*.details.source, .supersedes, .supersededBy": "named, not copied: a source by name (the group's "
                                                                "`sources.<name>`), a run by name (its page is "
-                                                               "runs/<name>.html)",
+                                                               "runs/<name>.html; a superseded run's page leads to its "
+                                                               "entry among its group page's earlier runs)",
     "*.implementation": "an implementation named by `name`: its page is implementations/<name>.html, whose document "
                         "(api/v1/implementations/<name>.json) has its licence, source and install recipe",
     "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from . import urls
+from .derive.eligibility import SUPERSEDED
 from .derive.floors import memory_floor_ns
 
 # 2.0.0: a run mirror refers to its protocol, environment and workload (digest and mirror) instead
@@ -34,7 +35,9 @@ from .derive.floors import memory_floor_ns
 # to its manifest; a view that names a run (a ranking row, a leader, a chart's point) names it by
 # ``run`` alone, its page being runs/<name>.html (``NamesRun``), and an implementation by ``name``
 # alone (``NamesImplementation``) (issue 24).
-MIRROR_VERSION = "5.0.0"
+# 5.1.0: a comparison says how many of its runs are superseded (``superseded``); a superseded run's
+# page redirects to its entry among its group page's earlier runs (issue 24).
+MIRROR_VERSION = "5.1.0"
 
 
 class KeptByIdentity:
@@ -251,8 +254,15 @@ class ComparisonView(View):
     source_native: bool
     rows: list[RowView] = Field(description="the ranking, possibly only its top (summary.ranked says how many in all)")
     unranked: list[RowView]
+    superseded: int = Field(default=0, description="how many of `unranked` (all of them, where it is cut short) are "
+                                                   "superseded by a newer run; the group page lists each")
     floor: FloorView | None
     no_floor: str | None = Field(default=None, description="why the group has no floor; null when it has one")
+
+    @property
+    def not_ranked(self) -> list[RowView]:
+        """The unranked rows a ranking table lists: all but the superseded, which are the group's history."""
+        return [row for row in self.unranked if SUPERSEDED not in row.reasons]
 
 
 class LanguageBestView(View):
@@ -423,6 +433,11 @@ class Page(View):
     schema_version: str = MIRROR_VERSION
     as_of: date
 
+    @property
+    def template(self) -> str:
+        """The template that renders it: its kind's."""
+        return f"{self.kind}.html"
+
 
 class KernelPage(Page):
     kind: Literal["kernel"] = "kernel"
@@ -589,6 +604,13 @@ class RunDetails(RunOwn, RunShared, RunRepeated):
     built from all three; its mirror is a part of its group's, which holds each once)."""
 
 
+class EarlierRun(RunOwn, RunRepeated):
+    """A superseded run as its group's page shows it, in full: its own facts, its row, its
+    measurements and citation. Its run page redirects there (``run_moved.html``): a superseded run is
+    its series' history, and a page of its own for each of them repeated the group's facts that
+    many times (73,362 of the 102,944 runs of Liger-Kernel's published history are superseded)."""
+
+
 class GroupRun(View):
     """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with what the group
     says once for all its runs (``RunShared``) and its ranking row, it is all its run page shows."""
@@ -605,6 +627,11 @@ class RunPage(Page):
     kind: Literal["run"] = "run"
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
     details: RunDetails
+
+    @property
+    def template(self) -> str:
+        """A superseded run's page redirects to its entry among its group's earlier runs (``EarlierRun``)."""
+        return "run_moved.html" if self.details.superseded_by else "run.html"
 
 
 class RecordEventView(NamesRun, View):
@@ -688,6 +715,9 @@ class GroupPage(Page):
     sources: dict[str, SourceLink] = Field(description="the sources the runs were published by, by name")
     runs: dict[str, GroupRun] = Field(description="each run of the group by name: its manifest and own facts "
                                                   "(a run's mirror is `runs/<name>` under this group's)")
+    earlier: list[EarlierRun] = Field(default_factory=list, exclude=True, description=(
+        "page only: the group's superseded runs, newest first, each shown in full (its JSON is `runs` and "
+        "`comparison.unranked`)"))
 
 
 KernelPage.model_rebuild()  # its groups are GroupPages, defined after it

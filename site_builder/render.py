@@ -227,7 +227,7 @@ class Renderer:
         fields = vars(page)
         uses_charts = bool(fields.get("scaling") or fields.get("history_chart") or fields.get("more_scaling"))
         self._page_path = page.html
-        return self._render(f"{page.kind}.html", page=page, uses_charts=uses_charts)
+        return self._render(page.template, page=page, uses_charts=uses_charts)
 
     def _render(self, name: str, **variables: Any) -> str:
         """``Template.render``, with the template's globals copied into a plain dict once per
@@ -316,7 +316,7 @@ else:  # pragma: no cover
 
 def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
     keys = sorted((field.serialization_alias or field.alias or name, name, _field_type(field))
-                  for name, field in cls.model_fields.items())
+                  for name, field in cls.model_fields.items() if not field.exclude)  # page-only fields
     plan = _field_plans[cls] = [(_string(key) + ":", name, typed) for key, name, typed in keys]
     return plan
 

@@ -10,7 +10,7 @@ from ..derive.leaderboard import Cohort
 from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
-    ArtifactView, AttestationView, Citation, CorrectnessView, GroupPage, GroupRun, MeasurementView,
+    ArtifactView, AttestationView, Citation, CorrectnessView, EarlierRun, GroupPage, GroupRun, MeasurementView,
     RecordEventView, RunDetails, RunOwn, RunPage, RunRepeated, RunShared,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
@@ -78,9 +78,10 @@ def _run_title(entity: Entity, implementation, shared: RunShared) -> str:
     return f"Run {entity.digest.removeprefix('sha256:')[:8]} · {implementation.title} · {shared.operation.title}"
 
 
-def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, shared: RunShared, mirror: str) -> RunPage:
+def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, repeated: RunRepeated, shared: RunShared,
+              mirror: str) -> RunPage:
     implementation = factory.implementation(factory.board.runs[entity.name].implementation)
-    parts = {**shared.__dict__, **own.__dict__, **_run_repeated(factory, entity, shared).__dict__}
+    parts = {**shared.__dict__, **own.__dict__, **repeated.__dict__}
     details = unchecked(RunDetails, **{name: parts[name] for name in RunDetails.model_fields})
     fields = factory.page_fields("run", _run_title(entity, implementation, shared), urls.run(entity.name))
     fields["mirror"] = mirror  # its part of its group's JSON (``urls.run_mirror``)
@@ -145,15 +146,19 @@ def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]
     shared = _run_shared(factory, cohort)
     entities = [run_files[name] for name in sorted(run.name for run in cohort.runs)]
     own = [_run_own(factory, entity, superseded_by.get(entity.name), shared) for entity in entities]
+    repeated = [_run_repeated(factory, entity, shared) for entity in entities]
     runs = {entity.name: unchecked(GroupRun, html=urls.run(entity.name), run=entity.manifest(), details=details)
             for entity, details in zip(entities, own)}
-    group = _group_page(factory, cohort, siblings, shared, runs, mirror)
-    return group, [_run_page(factory, entity, details, shared, urls.run_mirror(mirror, entity.name))
-                   for entity, details in zip(entities, own)]
+    earlier = sorted((unchecked(EarlierRun, **details.__dict__, **also.__dict__)
+                      for details, also in zip(own, repeated) if details.superseded_by),
+                     key=lambda run: (run.row.observed_at, run.name), reverse=True)
+    group = _group_page(factory, cohort, siblings, shared, runs, earlier, mirror)
+    return group, [_run_page(factory, entity, details, also, shared, urls.run_mirror(mirror, entity.name))
+                   for entity, details, also in zip(entities, own, repeated)]
 
 
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], shared: RunShared,
-                runs: dict[str, GroupRun], mirror: str) -> GroupPage:
+                runs: dict[str, GroupRun], earlier: list[EarlierRun], mirror: str) -> GroupPage:
     workload = factory.workload_ref(cohort.workload)
     operation = factory.operation_link(cohort.operation)
     fields = factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key))
@@ -173,6 +178,7 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], sh
         environment=shared.environment,
         sources=shared.sources,
         runs=runs,
+        earlier=earlier,
     )
 
 

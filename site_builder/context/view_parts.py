@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from schemas.shapes import tensor_bytes
 
 from .. import urls
-from ..derive.eligibility import BELOW_PHYSICAL_FLOOR
+from ..derive.eligibility import BELOW_PHYSICAL_FLOOR, SUPERSEDED
 from ..derive.floors import headroom_v1_inputs, times_above
 from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.model import RunFacts
@@ -384,6 +384,7 @@ class ViewFactory:
             source_native=any(self.catalog.runs[run.name].spec.sourceNative is not None for run in cohort.runs),
             rows=[self.row(row.run) for row in cohort.rows[:limit]],
             unranked=[self.row(run) for run in sorted(cohort.unranked, key=self._unranked_order)[:limit]],
+            superseded=sum(SUPERSEDED in self.board.reasons.get(run.name, ()) for run in cohort.unranked),
             floor=self.floor(cohort),
             no_floor=cohort.no_floor,
         )
