@@ -138,11 +138,11 @@ def build_site(data_dir: Path, out_dir: Path, as_of: date | None = None, progres
 
 @dataclass
 class _WrittenPages:
-    """What the page tasks produced: every page's mirror entry, the pages whose charts are filled in
-    at the end, and each signed task's page records (for the next build's reuse)."""
+    """What the page tasks produced: every page's mirror entry, the chart drawings the pages show
+    (written at the end, once each), and each signed task's page records (for the next build's reuse)."""
 
     mirrors: MirrorIndex = field(default_factory=MirrorIndex)
-    with_charts: list[str] = field(default_factory=list)
+    charts: set[str] = field(default_factory=set)
     signed: dict[str, list[PageRecord]] = field(default_factory=dict)
     count: int = 0
     mirror_files: int = 0  # pages with a mirror of their own (``PageRecord.files``)
@@ -161,6 +161,7 @@ def _write_pages(board: Leaderboard, renderer: Renderer, as_of_date: date, outpu
             kept = list(chain.from_iterable(task.pages))
             written.mirrors.add_entries(kept)
             outputs.claim_kept(kept)
+            written.charts.update(chain.from_iterable(page.chart_files for page in kept))
             written.mirror_files += sum(len(page.files) - 1 for page in kept)
             written.signed.update(zip(task.signatures, task.pages))
             written.count += len(kept)
@@ -168,13 +169,12 @@ def _write_pages(board: Leaderboard, renderer: Renderer, as_of_date: date, outpu
         records = []
         for page in task.pages:
             # One record per page serves the API index, the manifest and, in an error, as its name.
-            record = written.mirrors.add_document(page.kind, page.title, page.html.path, page.mirror)
+            record = written.mirrors.add_document(page.kind, page.title, page.html.path, page.mirror, page.charts)
             outputs.claim(page.html, by=record)
             if page.mirror_file is not None:  # else its JSON is part of another page's mirror
                 outputs.claim(page.mirror_file, by=record)
                 written.mirror_files += 1
-            if page.has_charts:
-                written.with_charts.append(page.html.path)
+            written.charts.update(page.charts)
             records.append(record)
             written.rendered += page.rendered
         if task.signature is not None:  # a kernel's pages are recorded together, a task at a time
@@ -193,7 +193,7 @@ def _write_site_files(board: Leaderboard, renderer: Renderer, pages: _WrittenPag
                       as_of_date: date, base_url: str, vega_bundle: tuple[str, bytes]) -> None:
     """The site-wide files (search index, run directory, feeds, badges, robots.txt, llms.txt,
     sitemap.xml, the 404 page, the API index and schemas, static assets), made while the chart
-    process finishes drawing; then the drawn charts go into the pages that show them."""
+    process finishes drawing; then the drawings the pages show."""
     for path, content, by in discover_outputs(board, pages.mirrors, [e.html for e in pages.mirrors.entries], base_url):
         outputs.add(path, content, by=by)
     outputs.add(urls.NOT_FOUND, renderer.not_found(as_of_date, base_url), by="404 page")
@@ -206,9 +206,12 @@ def _write_site_files(board: Leaderboard, renderer: Renderer, pages: _WrittenPag
     for asset in sorted((TEMPLATES / "static").iterdir()):
         if asset.is_file():
             outputs.add(f"{urls.STATIC}/{asset.name}", asset.read_bytes(), by="static asset")
-    renderer.charts.draw_all()
-    for path in pages.with_charts:
-        outputs.replace(path, renderer.charts.fill(outputs[path]))
+    drawn = renderer.charts.draw_all()
+    for path in sorted(pages.charts):
+        if path in drawn:
+            outputs.add(path, drawn[path], by="chart")
+        else:  # shown only by pages kept as they were: drawn by an earlier build
+            outputs.keep(path, by="chart")
 
 
 def _page_progress(step: Callable[[str], None]) -> Callable[[int, int], None]:

@@ -5,10 +5,11 @@ that makes them interactive when JavaScript is on. No CDN: the site works offlin
 Scaling charts are drawn by vl-convert from their Vega-Lite spec, each slow enough to be worth a
 core, in a process of its own (``ChartDrawer``, ``vega``) started before the data is loaded: it
 makes the Vega bundle meanwhile, then draws each distinct chart as soon as a page renderer meets it,
-while the pages go on rendering (kernel pages, which have the charts, come first). A page first gets
-a placeholder; identical specs are drawn once, and the drawings are put into the pages at the end.
-Record histories, one per comparison group and thousands at scale, are staircases drawn in Python
-(``staircase_svg``) from the same data.
+while the pages go on rendering (kernel pages, which have the charts, come first). A drawing is a
+file of the site named by its spec's hash (``urls.chart``), which a page shows as an image: every
+workload page of a kernel shows the same charts of the kernel's other GPUs, each once on the site
+and once in a reader's cache rather than inline in every page. Record histories, one per comparison
+group and thousands at scale, are staircases drawn in Python (``staircase_svg``) and inline.
 """
 
 from __future__ import annotations
@@ -16,19 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
-from . import vega
+from . import urls, vega
 from .charts import narrow
 from .staircase_svg import staircase_svg
 from .page_views import ChartView
-
-_PLACEHOLDER = re.compile(rb"<!--chart:([0-9a-f]{64})-->")
 
 
 class ChartDrawer:
@@ -93,9 +91,10 @@ class ChartDrawer:
 class ChartRenderer:
     def __init__(self) -> None:
         self._specs: dict[str, str] = {}
-        self._svgs: dict[str, bytes] = {}
+        self._drawings: dict[str, bytes] = {}  # path -> SVG, once ``draw_all`` ran
         self._drawer: ChartDrawer | None = None
         self._sent: set[str] = set()  # keys handed to the drawer
+        self._shown: set[str] = set()  # the drawings the page being rendered shows (``take_shown``)
 
     @property
     def rendered(self) -> int:
@@ -125,36 +124,51 @@ class ChartRenderer:
             self._drawer.draw(specs)
             self._sent.update(key for key, _ in specs)
 
-    def svg(self, chart: ChartView) -> Markup:
-        if chart.kind == "history":
-            points = [(datetime.fromisoformat(str(p.x).replace("Z", "+00:00")), p.value, p.label or "")
-                      for p in chart.series[0].points]
-            return staircase_svg(points, chart.unit, f"{chart.title}: {chart.caption}")
-        # Two drawings, the stylesheet shows one: a phone's is drawn narrow rather than shrunk.
-        return Markup(f'<div class="wide">{self._placeholder(chart.spec)}</div>'
-                      f'<div class="narrow">{self._placeholder(narrow(chart.spec))}</div>')
+    def history_svg(self, chart: ChartView) -> Markup:
+        """A record history's staircase, inline: each is on one group's page only."""
+        points = [(datetime.fromisoformat(str(p.x).replace("Z", "+00:00")), p.value, p.label or "")
+                  for p in chart.series[0].points]
+        return staircase_svg(points, chart.unit, f"{chart.title}: {chart.caption}")
 
-    def _placeholder(self, spec: dict[str, Any]) -> Markup:
-        """A placeholder for the chart's SVG; ``fill`` swaps in the drawing once ``draw_all`` ran."""
-        text = json.dumps(spec, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    def files(self, chart: ChartView) -> tuple[str, str]:
+        """(wide, narrow): the paths of a scaling chart's two drawings, met now (to be drawn, and
+        shown by the page being rendered). A phone's is drawn narrow rather than shrunk."""
+        wide, narrow_one = (self._meet(spec) for spec in (chart.spec, narrow(chart.spec)))
+        self._shown.update((wide, narrow_one))
+        return wide, narrow_one
+
+    def _meet(self, spec: dict[str, Any]) -> str:
+        text, key = _keyed(spec)
         self._specs.setdefault(key, text)
-        return Markup(f"<!--chart:{key}-->")
+        return urls.chart(key)
 
-    def draw_all(self) -> None:
-        """Wait for the drawings of every chart met (``draw_with`` named the drawer); ``fill`` puts them in."""
+    def take_shown(self) -> tuple[str, ...]:
+        """The drawings shown by the pages rendered since the last call, by path."""
+        found, self._shown = tuple(sorted(self._shown)), set()
+        return found
+
+    @staticmethod
+    def shown_by(page: Any) -> tuple[str, ...]:
+        """The drawings ``page`` shows, by path, as its rendering would meet them (without meeting them)."""
+        fields = vars(page)
+        charts = [fields.get("scaling"), *(fields.get("more_scaling") or ())]
+        return tuple(sorted({urls.chart(_keyed(spec)[1]) for chart in charts if chart is not None
+                             for spec in (chart.spec, narrow(chart.spec))}))
+
+    def draw_all(self) -> dict[str, bytes]:
+        """Wait for the drawings of every chart met (``draw_with`` named the drawer): path -> SVG."""
         if self._drawer is None:
             raise RuntimeError("no drawer: call draw_with first")
         self._send(self._unsent())  # those met by this process itself (pages rendered without workers)
         for key, svg in self._drawer.drawings().items():
-            self._svgs[key] = svg.encode("utf-8")
+            self._drawings[urls.chart(key)] = svg.encode("utf-8")
+        return self._drawings
 
-    @staticmethod
-    def has_placeholder(html: bytes) -> bool:
-        return b"<!--chart:" in html
 
-    def fill(self, html: bytes) -> bytes:
-        return _PLACEHOLDER.sub(lambda match: self._svgs[match.group(1).decode()], html)
+def _keyed(spec: dict[str, Any]) -> tuple[str, str]:
+    """(the spec's text, its sha256): the drawer draws the text, and the key names the drawing."""
+    text = json.dumps(spec, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def spec_json(spec: dict[str, Any]) -> Markup:

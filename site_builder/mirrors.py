@@ -131,17 +131,18 @@ class MirrorIndex:
     def add(self, page: Page) -> None:
         self.add_document(page.kind, page.title, page.html, page.mirror)
 
-    def add_document(self, kind: str, title: str, html: str, mirror: str) -> Entry:
-        """A JSON document (a page's mirror, or another: the search index …); ``html`` is the page it serves."""
+    def add_document(self, kind: str, title: str, html: str, mirror: str, charts: tuple[str, ...] = ()) -> Entry:
+        """A JSON document (a page's mirror, or another: the search index …); ``html`` is the page it
+        serves, and ``charts`` the chart drawings that page shows (kept with its record, not listed)."""
         if self._kinds is not None:
             raise RuntimeError(f"API index already rendered; {mirror} would go unlisted")
         if self._listed and kind in self._listed:
             raise RuntimeError(f"API index parts of {kind} already rendered; {mirror} would go unlisted")
         if type(kind) is type(title) is type(html) is type(mirror) is str:
-            entry = Entry(kind, title, html, mirror)
+            entry = Entry(kind, title, html, mirror, " ".join(charts))
         else:  # anything but plain strings is validated (and coerced, or refused) as the published model says
             valid = MirrorEntry(kind=kind, title=title, html=html, mirror=mirror)
-            entry = Entry(valid.kind, valid.title, valid.html, valid.mirror)
+            entry = Entry(valid.kind, valid.title, valid.html, valid.mirror, " ".join(charts))
         self.entries.append(entry)
         return entry
 

@@ -185,7 +185,7 @@ class Renderer:
         )
         self.env.tests["latency_metric"] = lambda metric: bool(metric) and metric.startswith("latency:")
         self._rows = RowSplicer(self._render, urls.relative)
-        self.env.globals.update(url=self.url, paths=urls, chart_svg=self.charts.svg, timeline_svg=timeline_svg, spec_json=spec_json, series_rows=series_rows,
+        self.env.globals.update(url=self.url, paths=urls, history_svg=self.charts.history_svg, chart_files=self.charts.files, timeline_svg=timeline_svg, spec_json=spec_json, series_rows=series_rows,
                                 tied_ranks=tied_ranks, vega_bundle=vega_bundle, shared=self.shared, spliced_rows=self.spliced_rows,
                                 value=value_html, observed=observed_html, source_metric=formatting.source_metric)
 

@@ -94,6 +94,10 @@ class Staging:
         check_output_path(path)  # before a link is made at it
         return record if self._keep_previous(path) else None
 
+    def holds(self, paths: Iterable[str]) -> bool:
+        """Whether the previous site has each of ``paths`` intact (to be kept by ``reuse``)."""
+        return all(path in self._intact for path in paths)
+
     def keep_pages(self, pages: Sequence[PageRecord]) -> bool:
         """Keep the previous site's files of ``pages`` (``PageRecord.files``) as they are, all
         or none: False when one cannot be kept (not intact, or not linked), and then none is."""
@@ -259,19 +263,13 @@ class Outputs:
                     self._claimed_by[path] = page
         self.reused += count
 
-    def replace(self, path: str, content: bytes) -> None:
-        """New bytes for a path already claimed (charts are drawn after their pages render). The
-        old name is unlinked first: it may be a hard link into the previous site, which must not change."""
-        if not self._is_claimed(path):
-            raise OutputError(f"{path} was never added")
-        if self._intact.get(path) == self._records[path]:
-            self.reused -= 1
-        if path in self._kept_paths:  # claimed one by one from now on, by the page that kept it
-            self._claimed_by[path] = self._claimant(path)
-            self._kept_paths.discard(path)
-            self._claimed_intact += 1
-        self.staging.discard(path)
-        self._records[path] = self._claimed[path] = self.staging.put(path, content)
+    def keep(self, path: str, *, by: object = "") -> None:
+        """Claim the previous site's file at ``path`` as it is (a chart drawing that a page kept from
+        the previous site shows, and no page built now does)."""
+        record = self.staging.reuse(path)
+        if record is None:
+            raise OutputError(f"{path} ({by or 'kept'}) is not in the previous site to keep")
+        self.claim(record, by=by)
 
     def _check_unclaimed(self, path: str, by: object) -> None:
         check_output_path(path)

@@ -39,7 +39,7 @@ from typing import NamedTuple
 from ..gc_pause import paused_gc
 from ..urls import has_own_mirror
 
-FORMAT = "kernelindex-site-manifest 5"  # 5: a base and the changes since
+FORMAT = "kernelindex-site-manifest 6"  # 5: a base and the changes since; 6: the charts a page shows
 
 
 class FileRecord(NamedTuple):
@@ -59,6 +59,7 @@ class PageRecord(NamedTuple):
     title: str
     html: str
     mirror: str
+    charts: str = ""  # the chart drawings it shows (``urls.chart``), by path, space-separated; shared with other pages
 
     def __str__(self) -> str:
         """How a build names the page in an error (``write.Outputs.claim``)."""
@@ -69,6 +70,11 @@ class PageRecord(NamedTuple):
         """The page's files: its HTML, and its mirror unless that is a part of another page's (a
         group's JSON in its workload's, a run's in its group's: ``urls.group_mirror``)."""
         return (self.html, self.mirror) if has_own_mirror(self.mirror) else (self.html,)
+
+    @property
+    def chart_files(self) -> tuple[str, ...]:
+        """The chart drawings it shows: files of the site that other pages may show too, so not its own."""
+        return tuple(self.charts.split()) if self.charts else ()
 
 
 def manifest_path(cache_dir: Path, out_dir: Path) -> Path:
@@ -148,7 +154,7 @@ class SiteManifest:
                 file_rows, page_rows = _read_frames(memoryview(base_content)[base_body:], 2)
                 changed_files, removed_files, changed_pages, removed_pages = _read_frames(memoryview(content)[body:], 4)
                 if (set(map(len, chain(file_rows, changed_files))) | {4} != {4}
-                        or set(map(len, chain(page_rows, changed_pages))) | {5} != {5}):
+                        or set(map(len, chain(page_rows, changed_pages))) | {6} != {6}):
                     return None
                 files = dict(zip(map(_FIRST, file_rows), map(_FILE_RECORD, file_rows)))
                 pages = _by_signature(page_rows)
@@ -414,7 +420,7 @@ def inspect_site(out_dir: Path, manifest: SiteManifest | None) -> PreviousSite |
         if record is not None and record.size == stat.st_size and record.mtime_ns == stat.st_mtime_ns:
             intact[path] = record
     pages = {signature: listed for signature, listed in manifest.pages.items()
-             if all(path in intact for page in listed for path in page.files)}
+             if all(path in intact for page in listed for path in chain(page.files, page.chart_files))}
     return PreviousSite(out_dir, manifest.renderer, intact, pages, manifest=manifest)
 
 

@@ -82,7 +82,7 @@ class RenderedPage(NamedTuple):
     mirror: str  # where its JSON is: its own mirror's path, or a pointer into another page's (``urls.group_mirror``)
     mirror_file: FileRecord | None  # its own mirror, as written; None for a page whose JSON is in another's
     rendered: bool  # False: the previous build's HTML was reused
-    has_charts: bool  # placeholders the parent fills once every chart is drawn
+    charts: tuple[str, ...]  # the chart drawings it shows (``urls.chart``), which the parent writes once each
 
 
 class TaskPages(NamedTuple):
@@ -138,15 +138,17 @@ def _build_pages(numbers: list[int]) -> list[list[RenderedPage]]:
                     unchanged_mirrors.add(mirror.path)
             else:  # a group or run page: all it shows is in a mirror this task wrote before it
                 mirror, unchanged = None, mirror_file(page.mirror) in unchanged_mirrors
-            html = staging.reuse(page.html) if unchanged else None
+            # Its HTML as it was, where its JSON is and the drawings it shows are still on the site.
+            charts = ChartRenderer.shown_by(page) if unchanged else ()
+            html = staging.reuse(page.html) if unchanged and staging.holds(charts) else None
             if html is not None:
                 pages.append(RenderedPage(page.kind, page.title, html, page.mirror, mirror, rendered=False,
-                                          has_charts=False))
+                                          charts=charts))
                 continue
             content = renderer.page(page).encode("utf-8")
             html = staging.put(page.html, content)
             pages.append(RenderedPage(page.kind, page.title, html, page.mirror, mirror, rendered=True,
-                                      has_charts=ChartRenderer.has_placeholder(content)))
+                                      charts=renderer.charts.take_shown()))
         done.append(pages)
     return done
 

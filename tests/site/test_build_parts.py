@@ -292,19 +292,22 @@ def test_an_unchanged_file_is_linked_from_the_previous_site_never_shared_for_wri
     target = tmp_path / "site"
     with Outputs(target) as first:
         first.add("same.html", "kept")
-        first.add("chart.html", "placeholder")
+        first.add("changed.html", "old")
+        first.add("charts/a.svg", "<svg>a</svg>")
         first.commit()
     manifest = SiteManifest("f", "r", first.records)
     with Outputs(target, inspect_site(target, manifest)) as second:
         second.add("same.html", "kept")
-        second.add("chart.html", "placeholder")
-        second.replace("chart.html", b"drawn")  # the linked name is replaced, the old file kept
-        second.add("new.html", "fresh")
-        assert second.reused == 1
-        assert (target / "chart.html").read_text() == "placeholder"
+        second.add("changed.html", "new")  # a new file, the old one untouched until the commit
+        second.keep("charts/a.svg", by="chart")  # shown by a page kept as it was
+        with pytest.raises(OutputError, match="charts/b.svg"):
+            second.keep("charts/b.svg", by="chart")  # never drawn: an error, not a broken image
+        assert second.reused == 2
+        assert (target / "changed.html").read_text() == "old"
         second.commit()
-    assert (target / "chart.html").read_text() == "drawn" and (target / "same.html").read_text() == "kept"
+    assert (target / "changed.html").read_text() == "new" and (target / "same.html").read_text() == "kept"
     assert second.records["same.html"] == first.records["same.html"]  # the same file, not a copy
+    assert second.records["charts/a.svg"] == first.records["charts/a.svg"]
 
 
 # -- Charts ----------------------------------------------------------------------------------------

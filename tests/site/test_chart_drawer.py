@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 import vl_convert
 
-from site_builder import vega
+from site_builder import urls, vega
 from site_builder.chart_svg import ChartDrawer, ChartRenderer
 
 
@@ -48,10 +48,11 @@ def test_charts_met_before_and_after_the_drawer_starts_are_drawn_as_vl_convert_d
     charts.draw_with(drawer)
     charts.adopt(late)
     charts.adopt({**late, **early})  # met again by another worker: still two charts
-    charts.draw_all()
+    drawings = charts.draw_all()
+    assert drawings.keys() == {urls.chart(key) for key in {**early, **late}}
     for key, text in {**early, **late}.items():
         drawn = vl_convert.vegalite_to_svg(json.loads(text), vl_version=vega.vega_lite_version()).encode()
-        assert charts.fill(f"<p><!--chart:{key}--></p>".encode()) == b"<p>" + drawn + b"</p>"
+        assert drawings[urls.chart(key)] == drawn
     assert charts.rendered == 2
 
 

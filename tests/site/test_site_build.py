@@ -226,7 +226,13 @@ def test_charts_are_static_svg_with_the_spec_inline_and_no_cdn(site):
     needs("llama4-rope")
     page = soup(site, "kernels/llama4-rope.html")
     figure = page.select_one("figure.chart")
-    assert figure.select_one(".chart-canvas svg") is not None
+    # A drawing of its own, shared by the pages that show it: wide, and narrow for a phone.
+    wide = figure.select_one(".chart-canvas picture img")["src"]
+    narrow = figure.select_one(".chart-canvas picture source[media]")["srcset"]
+    for drawing in (wide, narrow):
+        assert re.fullmatch(r"\.\./charts/[0-9a-f]{20}\.svg", drawing)
+        assert (site / "kernels" / drawing).resolve().read_text(encoding="utf-8").startswith("<svg")
+    assert wide != narrow
     spec = json.loads(figure.select_one("script.chart-spec").string)
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
     scripts = [s["src"] for s in page.select("script[src]")]
@@ -242,7 +248,7 @@ class _Links(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if name in ("href", "src") and value:
+            if name in ("href", "src", "srcset") and value:
                 self.targets.append(value)
 
 
