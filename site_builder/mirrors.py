@@ -27,7 +27,7 @@ REFERENCES = {
     "group": "a comparison group's JSON is part of its workload's document (the kernel page's mirror for that "
              "workload): `mirror` is <workload mirror>#/groups/<id>, a JSON Pointer to `groups.<id>`; a group of a "
              f"workload of more than {urls.WORKLOAD_HOLDS_GROUPS_UP_TO} runs has a document of its own "
-             "(api/v1/groups/<id>.json)",
+             "(api/v1/groups/<id>.json). The page of a group of one run (groups/<id>.html) leads to its run's page",
     "run": "a run's JSON is part of its comparison group's: `mirror` is <group mirror>/runs/<name> (a JSON Pointer "
            "to the run's page, manifest and own details; #/runs/<name> in a group's own document). The group says "
            "once what its runs share: its `operation`, `workload`, `protocol`, `environment` and `sources`, and in "

@@ -633,6 +633,11 @@ class RunPage(Page):
         """A superseded run's page redirects to its entry among its group's earlier runs (``EarlierRun``)."""
         return "run_moved.html" if self.details.superseded_by else "run.html"
 
+    @property
+    def alone(self) -> bool:
+        """Whether it is the only run of its group, whose page redirects here (``GroupPage.template``)."""
+        return is_alone(self.details.cohort.runs, superseded=bool(self.details.superseded_by))
+
 
 class RecordEventView(NamesRun, View):
     """A record the group's history holds: the run that set it, and the one it beat, named by run
@@ -718,6 +723,17 @@ class GroupPage(Page):
     earlier: list[EarlierRun] = Field(default_factory=list, exclude=True, description=(
         "page only: the group's superseded runs, newest first, each shown in full (its JSON is `runs` and "
         "`comparison.unranked`)"))
+
+    @property
+    def template(self) -> str:
+        """A group of one run is that run: its page redirects to the run's, which shows its floors in full."""
+        return "group_alone.html" if is_alone(len(self.runs), superseded=bool(self.earlier)) else "group.html"
+
+
+def is_alone(runs: int, superseded: bool) -> bool:
+    """Whether a group's page is its one run's: a group of a single run that nothing supersedes (a
+    superseded run's own page leads to its group's, which lists it among the earlier runs)."""
+    return runs == 1 and not superseded
 
 
 KernelPage.model_rebuild()  # its groups are GroupPages, defined after it

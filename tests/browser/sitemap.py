@@ -92,12 +92,32 @@ def page_kind(path: str) -> tuple[str, int]:
     return (path if len(parts) == 1 else parts[0]), len(parts)
 
 
+REFRESH = b'<meta http-equiv="refresh"'
+
+
+def is_redirect(site: Path, path: str) -> bool:
+    """Whether the page only leads to another (a group of one run to its run's page, a superseded
+    run to its group's): its head says so before anything else."""
+    with open(site / path, "rb") as page:
+        return REFRESH in page.read(2048)
+
+
+def redirects(site: Path, per_kind: int) -> list[str]:
+    """A few redirect pages of every kind, in path order."""
+    chosen: dict[tuple[str, int], list[str]] = {}
+    for path in html_pages(site):
+        if len(chosen.setdefault(page_kind(path), [])) < per_kind and is_redirect(site, path):
+            chosen[page_kind(path)].append(path)
+    return [path for paths in chosen.values() for path in paths]
+
+
 def sample(site: Path, per_kind: int, always: tuple[str, ...] = ()) -> list[str]:
-    """A few pages of every kind (the first ones in path order), plus the ones named."""
+    """A few pages of every kind (the first ones in path order), plus the ones named. Redirects
+    are not pages a reader reads (``redirects`` samples those)."""
     chosen: dict[str, list[str]] = {}
     for path in html_pages(site):
         chosen.setdefault(page_kind(path), [])
-        if len(chosen[page_kind(path)]) < per_kind:
+        if len(chosen[page_kind(path)]) < per_kind and not is_redirect(site, path):
             chosen[page_kind(path)].append(path)
     picked = [path for paths in chosen.values() for path in paths]
     return picked + [path for path in always if path not in picked and (site / path).is_file()]

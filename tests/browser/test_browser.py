@@ -12,7 +12,7 @@ import pytest
 from site_builder import urls
 
 from .conftest import ARTIFACTS, Browsing
-from .sitemap import KERNEL, chart_page, sample
+from .sitemap import KERNEL, chart_page, redirects, sample
 
 pytestmark = pytest.mark.browser
 
@@ -92,6 +92,20 @@ def test_charts_are_svg_without_javascript(browsing, bundled_site, bundled_url):
         box = svg.bounding_box()
         assert box and box["width"] > 100 and box["height"] > 50, "the static chart is not drawn"
     assert page.locator(".vega-embed").count() == 0
+
+
+def test_a_redirect_page_leads_to_a_page_that_loads(browsing, bundled_site, bundled_url):
+    """A group of one run leads to its run's page, a superseded run to its group's entry for it."""
+    hops = redirects(bundled_site, PER_KIND)
+    assert any(path.startswith("groups/") for path in hops)  # the bundled data has groups of one run
+    session = browsing(bundled_url)
+    for path in hops:
+        page, response = session.open(bundled_url + path)
+        assert response.status == 200, path
+        page.wait_for_url(lambda url: url != bundled_url + path, timeout=10_000)
+        assert page.title() and page.locator("main h1").count() == 1, f"{path} led to {page.url}"
+        if "#" in page.url:  # a superseded run's entry among its group's earlier runs
+            assert page.locator(f"#{page.url.split('#', 1)[1]}").count() == 1, page.url
 
 
 def test_interactive_chart_mounts_with_javascript(browsing, bundled_site, bundled_url):

@@ -228,7 +228,7 @@ def test_renderer_pages_are_what_stock_jinja_renders(bundled_pages):
         kinds.add(page.kind)
         fast = renderer.page(page)
         uses_charts = bool(getattr(page, "scaling", None) or getattr(page, "history_chart", None))
-        assert fast == stock.get_template(f"{page.kind}.html").render(page=page, uses_charts=uses_charts), page.html
+        assert fast == stock.get_template(page.template).render(page=page, uses_charts=uses_charts), page.html
 
 
 def test_shared_parts_are_rendered_once_per_depth():

@@ -21,7 +21,7 @@ from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
 from tests.bundled import bundled_data
-from tests.run_json import read_document, read_run
+from tests.run_json import mirror_of, read_document, read_run
 from tests.scratch import scratch_folder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -496,6 +496,37 @@ def test_sol_execbench_run_pages_credit_it_and_never_divide_by_an_empty_estimate
         floor = read_run(site, name)["details"].get("floor")
         if floor and floor["headroomV1"]["bytes"] == 0:
             empty_estimates += 1
-            line = text(BeautifulSoup(page, "html.parser").select_one(".floor-line"))
-            assert "physical floor" in line and "this run" not in line, name
+            shown = BeautifulSoup(page, "html.parser")
+            if shown.select_one(".floor-line"):  # a run among others: the floors in a line
+                line = text(shown.select_one(".floor-line"))
+                assert "physical floor" in line and "this run" not in line, name
+            else:  # the only run of its group: the floors in full
+                estimate = text(shown.select_one("details.floor .floor-v1"))
+                assert "none (no input counted)" in estimate and "this run" not in estimate, name
+                assert "Physical floor" in text(shown.select_one("details.floor .floor-truthful")), name
     assert empty_estimates > 0  # the case this guards; SOL-ExecBench's export has such kernels
+
+
+def test_a_group_of_one_run_is_shown_on_its_runs_page(site):
+    """A group's page leads to its run's page exactly when the group has one run (that nothing
+    supersedes), and that run page then explains the floors in full and links no group page."""
+    alone = full = 0
+    for path in sorted((site / "groups").glob("*.html")):
+        page = f"groups/{path.name}"
+        group = read_document(site, mirror_of(site, page))
+        refresh = soup(site, page).find("meta", attrs={"http-equiv": "refresh"})
+        if len(group["runs"]) != 1 or group["runs"][next(iter(group["runs"]))]["details"]["supersededBy"]:
+            assert refresh is None and soup(site, page).select_one("section[aria-labelledby=ranking-title]"), page
+            full += 1
+            continue
+        (name,) = group["runs"]
+        target, _ = resolve(page, refresh["content"].split("url=", 1)[1])
+        assert target == f"runs/{name}.html", page
+        run = soup(site, target)
+        assert "only run of its comparison group" in text(run.select_one(".rank-line")) or \
+            "Not eligible" in text(run.select_one(".rank-line"))
+        assert not run.select(f'a[href$="{page.removeprefix("groups/")}"]'), "a link back to the page that leads here"
+        if group["comparison"]["floor"]:
+            assert run.select_one("details.floor .floor-truthful") is not None
+        alone += 1
+    assert alone and full  # the bundled data has both
