@@ -132,8 +132,8 @@ class ChartRenderer:
 
     def files(self, chart: ChartView) -> tuple[str, str]:
         """(wide, narrow): the paths of a scaling chart's two drawings, met now (to be drawn, and
-        shown by the page being rendered). A phone's is drawn narrow rather than shrunk."""
-        wide, narrow_one = (self._meet(spec) for spec in (chart.spec, narrow(chart.spec)))
+        shown by the page being rendered)."""
+        wide, narrow_one = map(self._meet, _drawn(chart))
         self._shown.update((wide, narrow_one))
         return wide, narrow_one
 
@@ -153,7 +153,7 @@ class ChartRenderer:
         fields = vars(page)
         charts = [fields.get("scaling"), *(fields.get("more_scaling") or ())]
         return tuple(sorted({urls.chart(_keyed(spec)[1]) for chart in charts if chart is not None
-                             for spec in (chart.spec, narrow(chart.spec))}))
+                             for spec in _drawn(chart)}))
 
     def draw_all(self) -> dict[str, bytes]:
         """Wait for the drawings of every chart met (``draw_with`` named the drawer): path -> SVG."""
@@ -163,6 +163,11 @@ class ChartRenderer:
         for key, svg in self._drawer.drawings().items():
             self._drawings[urls.chart(key)] = svg.encode("utf-8")
         return self._drawings
+
+
+def _drawn(chart: ChartView) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The specs of a scaling chart's two drawings: wide, and narrow (a phone's, not shrunk)."""
+    return chart.spec, narrow(chart.spec)
 
 
 def _keyed(spec: dict[str, Any]) -> tuple[str, str]:

@@ -18,10 +18,6 @@ API_INDEX = f"{API_ROOT}/index.json"
 STATIC = "static"
 CHARTS = "charts"  # a scaling chart's drawing, by its spec's hash: the same chart is on several pages
 
-
-def chart(key: str) -> str:
-    """The drawing of the chart whose spec hashes to ``key`` (sha256, hex)."""
-    return f"{CHARTS}/{key[:20]}.svg"
 # Comparison keys are sha256 digests; 16 hex digits name a group page with room to spare (the
 # writer refuses two pages on one path, so a collision would fail the build, not hide a group).
 GROUP_ID_LENGTH = 16
@@ -51,6 +47,11 @@ def group(key: str) -> str:
 
 def run(name: str) -> str:
     return f"runs/{name}.html"
+
+
+def chart(key: str) -> str:
+    """The drawing of the chart whose spec hashes to ``key`` (sha256, hex)."""
+    return f"{CHARTS}/{key[:20]}.svg"
 
 
 def implementation(name: str) -> str:
