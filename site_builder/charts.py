@@ -7,7 +7,6 @@ enhancement of content a reader (or a screen reader, or a printer) already has.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -114,51 +113,17 @@ def narrow(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def history_chart(events: Sequence[RecordEvent], implementation_titles: dict[str, str]) -> ChartView | None:
-    """The record over time, as a staircase; one record is a fact, not a chart."""
+    """The record over time, as a staircase (drawn by ``chart_svg.staircase_svg``); one record is a
+    fact, not a chart. Its series are its data: no Vega-Lite spec is made for it, as nothing draws
+    one (the group page's drawing is made without Vega)."""
     if len(events) < 2:
         return None
-    unit, scale = (TIME_UNIT, NS_PER_TIME_UNIT) if events[0].run.unit == "ns" else (events[0].run.unit, 1.0)
     dates = [e.run.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ") for e in events]
-    rows = [{"date": moment, "value": e.run.value / scale, "implementation": implementation_titles[e.run.implementation]}
-            for moment, e in zip(dates, events)]
-    frame = _history_frame(unit, _date_format(events[0].run.observed_at, events[-1].run.observed_at))
-    x = frame["encoding"]["x"]
-    # Ticks at the records themselves (overlapping labels are dropped), never Vega's own ticks,
-    # which print fractions of a second (".900") and bare seconds (":56") for close observations.
-    ticks = [int(e.run.observed_at.timestamp() * 1000) for e in events]
-    spec = {**frame, "data": {"values": rows},
-            "encoding": {**frame["encoding"], "x": {**x, "axis": {**x["axis"], "values": ticks}}}}
     series = [Series(name="record", points=[
         SeriesPoint(x=moment, value=e.run.value, run=e.run.name,
                     label=implementation_titles[e.run.implementation]) for moment, e in zip(dates, events)])]
     return ChartView(kind="history", title="Record history", x_title="observed", y_title="record", unit=events[0].run.unit, series=series,
-                     spec=spec, caption="each point is a run that set a new record")
-
-
-def _date_format(first: datetime, last: datetime) -> str:
-    """Dates, or the time of day when every record fell on one day (to the second within an hour)."""
-    if first.date() != last.date():
-        return "%Y-%m-%d"
-    return "%H:%M:%S" if (last - first).total_seconds() < 3600 else "%H:%M"
-
-
-@cache
-def _history_frame(unit: str, date_format: str) -> dict[str, Any]:
-    """A record history's Vega-Lite spec without its data. Only the unit differs from group to group,
-    and building a spec through Altair once per group, thousands of groups on a large site, is
-    more than a build can afford: so it is built once per unit and every chart shares it (nothing
-    mutates a spec)."""
-    alt = _altair()
-    chart = alt.Chart(alt.Data(values=[])).mark_line(interpolate="step-after", point=True, strokeWidth=2).encode(
-        x=alt.X("date:T", title="observed (UTC)", scale=alt.Scale(type="utc"),
-                axis=alt.Axis(format=date_format, formatType="utc", labelOverlap=True, labelAngle=0, values=[])),
-        y=alt.Y("value:Q", title=f"record ({unit})", scale=alt.Scale(zero=True)),
-        tooltip=[alt.Tooltip("implementation:N"), alt.Tooltip("date:T", format="%Y-%m-%d"),
-                 alt.Tooltip("value:Q", title=f"record ({unit})", format=".4~r")],
-    )
-    frame = _config(chart).to_dict(validate=False)
-    del frame["data"]
-    return frame
+                     caption="each point is a run that set a new record")
 
 
 def _distinct(labels: list[str], names: list[str]) -> list[str]:
@@ -169,45 +134,3 @@ def display_unit(values: Sequence[float], unit: str) -> tuple[str, float]:
     """(the unit a chart shows, the divisor from ``unit``): times in µs, as the tables beside the
     charts read; anything else as it is."""
     return (TIME_UNIT, NS_PER_TIME_UNIT) if unit == "ns" and values else (unit, 1.0)
-
-
-def timeline_spec(series: Sequence[Any], steps: Sequence[Any], unit: str) -> dict[str, Any]:
-    """A group's history over time (``views.TimelineSeries``): per implementation the median as a
-    line over its p20-p80 band, and a rule at each detected step; the rows are the table's."""
-    values = [p.value for s in series for p in s.points]
-    shown, scale = display_unit(values, unit)
-    rows: list[dict[str, Any]] = []
-    for s in series:
-        for p in s.points:
-            rows.append({"kind": "point", "series": s.name, "date": p.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                         "value": p.value / scale, "low": (p.low if p.low is not None else p.value) / scale,
-                         "high": (p.high if p.high is not None else p.value) / scale,
-                         "release": p.release or "", "snapshot": p.place})
-    for step in steps:
-        rows.append({"kind": "step", "series": step.implementation, "date": step.observed_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                     "value": step.after / scale, "low": step.before / scale, "high": step.after / scale,
-                     "release": "", "snapshot": f"{step.from_place} → {step.to_place} ({step.cause})"})
-    frame = _timeline_frame(shown)
-    return {**frame, "data": {"values": rows}}
-
-
-@cache
-def _timeline_frame(unit: str) -> dict[str, Any]:
-    """The timeline's Vega-Lite spec without data, built once per unit (see ``_history_frame``)."""
-    alt = _altair()
-    base = alt.Chart(alt.Data(values=[]))
-    x = alt.X("date:T", title="observed")
-    color = alt.Color("series:N", scale=alt.Scale(scheme="tableau10"))
-    points = alt.datum.kind == "point"
-    band = base.transform_filter(points).mark_area(opacity=0.2, interpolate="step-after").encode(
-        x=x, y=alt.Y("low:Q", title=f"median ({unit}), band p20-p80", scale=alt.Scale(zero=False)), y2="high:Q", color=color)
-    line = base.transform_filter(points).mark_line(point=True, strokeWidth=2).encode(
-        x=x, y="value:Q", color=color,
-        tooltip=[alt.Tooltip("series:N", title="implementation"), alt.Tooltip("date:T", format="%Y-%m-%d"),
-                 alt.Tooltip("value:Q", title=f"median ({unit})", format=".4~r"), alt.Tooltip("release:N"),
-                 alt.Tooltip("snapshot:N")])
-    rules = base.transform_filter(alt.datum.kind == "step").mark_rule(strokeDash=[4, 3], color="#d62728").encode(
-        x=x, tooltip=[alt.Tooltip("series:N", title="step in"), alt.Tooltip("snapshot:N", title="between")])
-    frame = _config(alt.layer(band, line, rules)).to_dict(validate=False)
-    frame.pop("data", None)
-    return frame

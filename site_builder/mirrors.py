@@ -28,8 +28,10 @@ REFERENCES = {
              "workload): `mirror` is <workload mirror>#/groups/<id>, a JSON Pointer to `groups.<id>`; a group of a "
              f"workload of more than {urls.WORKLOAD_HOLDS_GROUPS_UP_TO} runs has a document of its own "
              "(api/v1/groups/<id>.json). The page of a group of one run (groups/<id>.html) leads to its run's page",
-    "run": "a run's JSON is part of its comparison group's: `mirror` is <group mirror>/runs/<name> (a JSON Pointer "
-           "to the run's page, manifest and own details; #/runs/<name> in a group's own document). The group says "
+    "run": "a run's JSON is part of its comparison group's: <group mirror>/runs/<name> (a JSON Pointer to the run's "
+           "manifest and own details; #/runs/<name> in a group's own document), and its page is runs/<name>.html. "
+           "The index counts runs but lists none: each group's document lists its runs (`runs`), and "
+           "api/v1/runs/by-digest/ finds a run by its digest. The group says "
            "once what its runs share: its `operation`, `workload`, `protocol`, `environment` and `sources`, and in "
            "`comparison` its summary (the group itself), leader and floor; its `comparison.rows` or `unranked` hold "
            "the run's ranking row with its implementation. The run's whole document joins the three "
@@ -56,6 +58,9 @@ REFERENCES = {
 }
 # Documents per index part: ~270 bytes an entry, so a part stays near half a megabyte.
 PART_SIZE = 2000
+# Kinds counted but not listed in parts: their documents are listed by others (a run by its group's
+# document, REFERENCES["run"]), and a part entry per run repeated its name in two paths for every run.
+LISTED_ELSEWHERE = frozenset({"run"})
 
 
 def _document_models() -> dict[str, type[View]]:
@@ -170,6 +175,8 @@ class MirrorIndex:
         self._unlisted_from = len(self.entries)
         for kind, entries in sorted(by_kind.items()):
             self._listed[kind] = ApiIndexKind(kind=kind, documents=len(entries), parts=[])  # closed from now on
+            if kind in LISTED_ELSEWHERE:
+                continue
             entries.sort(key=_BY_MIRROR)
             pages = [entries[i:i + PART_SIZE] for i in range(0, len(entries), PART_SIZE)]
             listed = []
@@ -192,8 +199,27 @@ class MirrorIndex:
 
 def listed_documents(read: Callable[[str], Any]) -> Iterator[dict[str, Any]]:
     """Every document the API index lists, for a client that can read a site path as JSON: the
-    index, then each part it names."""
+    index, then each part it names, and each group's runs as its document lists them (with the
+    fields of an index entry; a run's title is its manifest's)."""
     index = read(urls.API_INDEX)
+    last: dict[str, Any] = {}  # a part lists groups in mirror order: a workload's groups one after another
     for kind in index["kinds"]:
         for part in kind["parts"]:
-            yield from read(part["index"])["documents"]
+            for entry in read(part["index"])["documents"]:
+                yield entry
+                if entry["kind"] == "group":
+                    path = urls.mirror_file(entry["mirror"])
+                    if path not in last:
+                        last.clear()
+                        last[path] = read(path)
+                    yield from _group_runs(last[path], entry["mirror"])
+
+
+def _group_runs(document: Any, mirror: str) -> Iterator[dict[str, Any]]:
+    group = document
+    pointer = mirror.partition("#")[2]
+    for token in filter(None, pointer.split("/")):
+        group = group[token.replace("~1", "/").replace("~0", "~")]
+    for name, run in group["runs"].items():
+        yield {"html": urls.run(name), "kind": "run", "mirror": urls.run_mirror(mirror, name),
+               "title": run["run"]["metadata"].get("title") or name}

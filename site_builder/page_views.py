@@ -11,9 +11,9 @@ Field names are snake_case here and camelCase in JSON, like the manifests the mi
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from . import urls
@@ -37,7 +37,12 @@ from .derive.floors import memory_floor_ns
 # alone (``NamesImplementation``) (issue 24).
 # 5.1.0: a comparison says how many of its runs are superseded (``superseded``); a superseded run's
 # page redirects to its entry among its group page's earlier runs (issue 24).
-MIRROR_VERSION = "5.1.0"
+# 6.0.0: a chart's mirror is its data (``series``), without a Vega-Lite spec (``ChartView.spec`` is
+# the page's, and only a scaling chart has one); a group's timeline has none. A row names its
+# implementation by reference (``ImplementationNamed``). A run in its group's document has no
+# ``html`` (its page is runs/<name>.html), and the API index counts runs without listing them in
+# parts: each group's document lists its runs (issue 24).
+MIRROR_VERSION = "6.0.0"
 
 
 class KeptByIdentity:
@@ -98,6 +103,30 @@ class ImplementationView(NamesImplementation, View):
     license_text: str | None = Field(description="the licence as the data states it, known or not")
 
 
+class ImplementationRef(NamesImplementation, View):
+    name: str
+    title: str
+    project: str
+    baseline: bool
+
+
+def implementation_ref(view: ImplementationView) -> ImplementationRef:
+    """The reference a row's mirror writes for its implementation (its page, and the document of it,
+    have its language, licence and source): one object per implementation, so its JSON is made once."""
+    key = (view.name, view.title, view.project, view.baseline)
+    found = _IMPLEMENTATION_REFS.get(key)
+    if found is None:
+        found = _IMPLEMENTATION_REFS[key] = ImplementationRef(name=view.name, title=view.title, project=view.project,
+                                                              baseline=view.baseline)
+    return found
+
+
+_IMPLEMENTATION_REFS: dict[tuple[str, str, str, bool], ImplementationRef] = {}
+# An implementation in full for a page's templates, and named by reference in its mirror: rows are
+# on many pages and in many mirrors, and each repeated its language, licence and source.
+ImplementationNamed = Annotated[ImplementationView, PlainSerializer(implementation_ref, return_type=ImplementationRef)]
+
+
 class Availability(View):
     """Whether a reader can use the measured code today (install pinned to the measured release)."""
 
@@ -122,7 +151,7 @@ class RowView(NamesRun, View):
     evidence: Literal["reported", "reproducible", "verified", "replicated"]
     observed_at: datetime
     stale: bool
-    implementation: ImplementationView
+    implementation: ImplementationNamed
     availability: Availability
     reasons: list[str] = Field(description="eligibility reason codes; empty for ranked rows")
     precision: list[str] | None = Field(
@@ -195,13 +224,6 @@ class EnvironmentRef(SharedDocument):
 class WorkloadRef(SharedDocument):
     label: str
     correctness: dict[str, Any] = Field(description="the workload's correctness policy")
-
-
-class ImplementationRef(NamesImplementation, View):
-    name: str
-    title: str
-    project: str
-    baseline: bool
 
 
 class RunRef(NamesRun, View):
@@ -322,7 +344,9 @@ class ChartView(View):
     series: list[Series]
     caption: str
     overflow: int = 0
-    spec: dict[str, Any]
+    spec: dict[str, Any] | None = Field(default=None, exclude=True, description=(
+        "a scaling chart's Vega-Lite spec, which its page holds inline for charts.js; a mirror has the chart's "
+        "data as `series`"))
 
 
 class SourceLink(View):
@@ -613,9 +637,9 @@ class EarlierRun(RunOwn, RunRepeated):
 
 class GroupRun(View):
     """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with what the group
-    says once for all its runs (``RunShared``) and its ranking row, it is all its run page shows."""
+    says once for all its runs (``RunShared``) and its ranking row, it is all its run page shows.
+    Its page is ``runs/<name>.html`` (``urls.run``), named by its key in ``runs``."""
 
-    html: str = Field(description="the run's page")
     run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
     details: RunOwn
 
@@ -702,7 +726,6 @@ class TimelineView(View):
     series: list[TimelineSeries]
     steps: list[StepView]
     caption: str
-    spec: dict[str, Any]
 
 
 class GroupPage(Page):

@@ -16,6 +16,7 @@ from typing import Any
 
 from jinja2 import FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from markupsafe import Markup
+from pydantic import PlainSerializer
 from pydantic_core import to_json as to_json_bytes
 from pydantic_core import to_jsonable_python
 
@@ -322,8 +323,12 @@ def _field_plan(cls: type) -> list[tuple[str, str, Any]]:
 
 
 def _field_type(field: Any) -> Any:
-    """What a field's plan says of its type: KeptByIdentity, a type of _TYPED_FIELDS, or None."""
-    return KeptByIdentity if KeptByIdentity in field.metadata else _TYPED_FIELDS.get(field.annotation)
+    """What a field's plan says of its type: KeptByIdentity, the PlainSerializer it is written
+    through (``page_views.ImplementationNamed``), a type of _TYPED_FIELDS, or None."""
+    if KeptByIdentity in field.metadata:
+        return KeptByIdentity
+    written_as = next((item for item in field.metadata if isinstance(item, PlainSerializer)), None)
+    return written_as or _TYPED_FIELDS.get(field.annotation)
 
 
 def _typed_json(value: Any, typed: Any) -> str:
@@ -332,6 +337,8 @@ def _typed_json(value: Any, typed: Any) -> str:
         return "null"
     if typed is KeptByIdentity:
         return _kept_value_json(value)
+    if type(typed) is PlainSerializer:
+        return _value_json(typed.func(value))
     if typed is float:
         if kind is int:  # pydantic writes a float field's int as a float
             value = float(value)

@@ -43,6 +43,8 @@ def test_parts_are_the_models_bytes(monkeypatch, part_size):
     for kind, title, html, mirror in entries:
         by_kind.setdefault(kind, []).append(MirrorEntry(kind=kind, title=title, html=html, mirror=mirror))
     for kind, listed in sorted(by_kind.items()):
+        if kind in mirrors.LISTED_ELSEWHERE:  # counted in the index, listed by other documents
+            continue
         listed.sort(key=lambda e: e.mirror)
         pages = [listed[i:i + part_size] for i in range(0, len(listed), part_size)]
         for number, page in enumerate(pages, start=1):

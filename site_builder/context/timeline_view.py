@@ -7,7 +7,6 @@ The figures come from ``Leaderboard.timelines`` (``derive.timeline``); this only
 from __future__ import annotations
 
 from .. import urls
-from ..charts import timeline_spec
 from ..derive.leaderboard import Cohort
 from ..derive.timeline import DetectedStep, Timeline
 from ..page_views import Link, RegressionsPage, StepView, TimelinePointView, TimelineSeries, TimelineView
@@ -73,8 +72,7 @@ def timeline_view(factory: ViewFactory, cohort: Cohort) -> TimelineView | None:
     caption = (f"{shown} measurements of {len(series)} implementation{'s' if len(series) != 1 else ''}: the median "
                f"at each observation, the band from p20 to p80; "
                + (f"{len(steps)} sustained step{'s' if len(steps) != 1 else ''} marked" if steps else "no sustained step"))
-    return TimelineView(title="Over time", unit=unit, series=series, steps=steps, caption=caption,
-                        spec=timeline_spec(series, steps, unit))
+    return TimelineView(title="Over time", unit=unit, series=series, steps=steps, caption=caption)
 
 
 def regressions_page(factory: ViewFactory) -> RegressionsPage:

@@ -146,7 +146,8 @@ def llms_txt(base_url: str, as_of: date, kinds: Iterable[str]) -> str:
         "",
         f"- [API index]({link(urls.API_INDEX)}): every kind of JSON document with its count and the parts "
         f"(`{urls.api_index_part('<kind>')}`, then `{urls.api_index_part('<kind>', 2)}` …) that list each document "
-        "with its page; `schemas` maps each kind to its JSON Schema",
+        "with its page (a run is listed by its group's document, under `runs`); `schemas` maps each kind to its "
+        "JSON Schema",
         f"- [Search index]({link(urls.SEARCH_INDEX)}): its head, and a shard per kernel (`{urls.search_shard('<operation>')}`) "
         "with that kernel's ranked comparison groups in compact tables (layout in their schemas)",
         f"- [How records are decided]({link(urls.METHODOLOGY)}): eligibility, ranking, evidence, floors, staleness",

@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import urls
+
 MIN_RUNS, MAX_RUNS = 2, 8
 COMPARE_VERSION = 1
 # (field, how a reader names it)
@@ -96,7 +98,7 @@ _GROUP_REF = ("key", "label", "url", "gpu", "metric", "ranked", "runs")
 
 
 def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
-    """The run ``name``'s document from its group's: ``html`` (its page), ``run`` (its manifest)
+    """The run ``name``'s document from its group's: ``html`` (its page, runs/<name>.html), ``run`` (its manifest)
     and ``details``: what the group says once for all its runs (its operation, workload,
     protocol, environment, sources, leader and floor, and itself as ``cohort``), the run's own
     details, and its ranking row (in ``comparison.rows`` or ``unranked``) as ``row``, with the
@@ -106,7 +108,7 @@ def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
     row = next(row for row in comparison["rows"] + comparison["unranked"] if row["run"] == name)
     shared = {key: pointed(group, "/" + "/".join(path)) for key, path in _GROUP_SAYS.items()}
     shared["cohort"] = {key: comparison["summary"][key] for key in _GROUP_REF}
-    return {"html": run["html"], "run": run["run"],
+    return {"html": urls.run(name), "run": run["run"],
             "details": {**shared, **run["details"], "name": name, "digest": row["digest"], "row": row,
                         "implementation": row["implementation"]}}
 

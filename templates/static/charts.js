@@ -1,6 +1,7 @@
 // Charts are SVG rendered at build time, so every page reads without JavaScript. When JavaScript
-// runs, each chart is replaced by an interactive Vega view (tooltips) built from the same spec,
-// which sits inline in the page: no network request, so this also works from file://.
+// runs, each scaling chart (figure[data-chart]) is replaced by an interactive Vega view (tooltips)
+// built from the same spec, which sits inline in the page: no network request, so this also works
+// from file://. A group's charts over time stay drawings; their specs are in the group's JSON.
 (function () {
   "use strict";
   if (typeof window.vegaEmbed !== "function") return;

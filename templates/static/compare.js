@@ -164,7 +164,7 @@
     details.digest = row.digest;
     details.row = row;
     details.implementation = row.implementation;
-    return { html: run.html, run: run.run, details: details };
+    return { html: path("page", name), run: run.run, details: details };
   }
 
   // The value at a JSON Pointer (RFC 6901) in a document.

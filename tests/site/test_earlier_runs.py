@@ -1,9 +1,10 @@
-"""Superseded runs (issue 24): each is shown in full among its group page's earlier runs, and its
-own page leads there instead of repeating the group's facts. Built from the Liger gh-pages fixture
+"""Superseded runs (issue 24): each is a row of its group page's earlier runs, with its own facts,
+and its own page leads there instead of repeating the group's facts. Built from the Liger gh-pages fixture
 (tests/fixtures/liger-gh-pages: 336 runs, most of them weeks that a later week supersedes)."""
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import shutil
@@ -53,7 +54,7 @@ def redirect_target(page: BeautifulSoup) -> str:
     return refresh.split("url=", 1)[1]
 
 
-def test_a_superseded_runs_page_leads_to_its_entry_which_shows_its_own_facts(history):
+def test_a_superseded_runs_page_leads_to_its_row_which_shows_its_own_facts(history):
     site, runs = history
     superseded_by = {run["spec"]["supersedes"]: name for name, run in runs.items() if run["spec"].get("supersedes")}
     assert len(superseded_by) > 100  # the fixture's weekly series
@@ -65,15 +66,57 @@ def test_a_superseded_runs_page_leads_to_its_entry_which_shows_its_own_facts(his
         path, anchor = target.split("#")
         assert anchor == f"run-{name}"
         group = soup(site, posixpath.normpath(posixpath.join("runs", path)))
-        entry = group.select_one(f"ol.earlier li#run-{name}")
-        assert entry is not None, name
-        text = words(entry)
+        row = group.select_one(f"table.earlier tr#run-{name}")
+        assert row is not None, name
         spec = runs[name]["spec"]
-        assert f"observed {spec['observedAt'][:10]}" in text
-        assert f"superseded by {newer}" in text
-        digest = entry.select_one("blockquote.citation").get_text()
-        assert re.search(r"Run sha256:[0-9a-f]{64}\.", digest)
-        assert entry.find("a", href=f"../runs/{newer}.html") is not None
+        cells = row.find_all("td")
+        assert words(cells[0]) == spec["observedAt"][:10]
+        # Its own measurements: the primary value as data, the others as the source published them.
+        primary = spec["timing"]["latencyNs"]["median"] if "timing" in spec else None
+        if primary is not None:
+            assert float(cells[1].data["value"]) == pytest.approx(primary)
+        for measurement in spec["measurements"]:
+            assert measurement["statistic"] in words(cells[1])
+        digest = next(r["digest"] for r in group_json(site, path)["comparison"]["unranked"] if r["run"] == name)
+        assert cells[2].code.get_text() == digest.removeprefix("sha256:")[:8] + "…"
+        # Its implementation heads its series; the run that superseded it is newer in the same
+        # series, or current and ranked above.
+        body = row.find_parent("tbody")
+        series = [tr["id"].removeprefix("run-") for tr in body.select("tr[id]")]
+        if newer in series:
+            assert series.index(newer) < series.index(name)
+        else:
+            assert group.select_one(f"table.ranking tr[data-run='{newer}'], table.unranked tr[data-run='{newer}']")
+
+
+def group_json(site: Path, page_path: str) -> dict:
+    """The group's JSON, which its page names: a file of its own or a part of its workload's."""
+    href = soup(site, posixpath.normpath(posixpath.join("runs", page_path))).find("link", rel="alternate")["href"]
+    file, _, pointer = href.partition("#")
+    document = json.loads((site / "groups" / file).resolve().read_text(encoding="utf-8"))
+    for part in filter(None, pointer.split("/")):
+        document = document[part]
+    return document
+
+
+def test_an_earlier_runs_table_says_once_what_its_rows_share(history):
+    site, _ = history
+    checked = 0
+    for path in (site / "groups").glob("*.html"):
+        page = soup(site, f"groups/{path.name}")
+        section = page.select_one("section[aria-labelledby=earlier-title]")
+        if section is None:
+            continue
+        checked += 1
+        intro = words(section.p)
+        # One source, one correctness check, one evidence level: said above the table, not per row.
+        assert "Source: Liger-Kernel benchmark history (gh-pages)" in intro
+        assert "Reported by source" in intro
+        rows = section.select("tr[id]")
+        assert rows and not any("Reported by source" in words(tr) for tr in rows)
+        json_link = section.p.find("a", string="this group's JSON")
+        assert json_link["href"].startswith("../api/v1/")
+    assert checked
 
 
 def test_a_ranking_table_counts_its_superseded_runs_and_lists_them_only_as_history(history):
@@ -83,14 +126,14 @@ def test_a_ranking_table_counts_its_superseded_runs_and_lists_them_only_as_histo
     checked = 0
     for path in (site / "groups").glob("*.html"):
         page = soup(site, f"groups/{path.name}")
-        earlier = page.select("ol.earlier > li")
+        earlier = page.select("table.earlier tr[id]")
         listed = {row["data-run"] for row in page.select("table.ranking tr[data-run], table.unranked tr[data-run]")}
         assert not {li["id"].removeprefix("run-") for li in earlier} & listed
         note = next((p for p in page.select("p.more") if "earlier run" in words(p)), None)
         if earlier:
             checked += 1
             assert words(note).startswith(f"{len(earlier)} earlier run")
-            assert "superseded by" in words(page.select_one("section[aria-labelledby=earlier-title]"))
+            assert "superseded by a newer run" in words(page.select_one("section[aria-labelledby=earlier-title]"))
         else:
             assert note is None
     assert checked

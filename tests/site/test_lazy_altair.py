@@ -14,7 +14,7 @@ import json, sys
 import site_builder.build, site_builder.cli
 before = "altair" in sys.modules
 from site_builder import charts
-frame = charts._history_frame("µs", "%Y-%m-%d")
+frame = charts._scaling_frame("seq", "µs", False)
 print(json.dumps({"before": before, "after": "altair" in sys.modules, "schema": frame["$schema"]}))
 """
 
