@@ -45,9 +45,13 @@ REFERENCES = {
     "group.runs.*.details.source, .supersedes, .supersededBy": "named, not copied: a source by name (the group's "
                                                                "`sources.<name>`), a run by name (its page is "
                                                                "runs/<name>.html; a superseded run's page leads to its "
-                                                               "entry among its group page's earlier runs)",
-    "*.implementation": "an implementation named by `name`: its page is implementations/<name>.html, whose document "
-                        "(api/v1/implementations/<name>.json) has its licence, source and install recipe",
+                                                               "row on its group's page)",
+    "*.implementation": "an implementation named by `name` (with its title, project and whether it is a baseline): "
+                        "its page is implementations/<name>.html, whose document (api/v1/implementations/<name>.json) "
+                        "has its language, licence, source and install recipe",
+    "*.spec, timeline": "a chart's JSON is its data (`series`, and a timeline's `steps`): the Vega-Lite spec a "
+                        "scaling chart is drawn from is in its page (script.chart-spec), and a group's charts over "
+                        "time are drawn without one",
     "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "
                       "of the documents that its group's protocol.mirror and environment.mirror name",
     "*.leader, group.history[].previous": "a run named by `run` and `digest`, with its implementation and value: "

@@ -272,7 +272,9 @@ class ComparisonView(View):
     """The selected comparison group: facts line, floors and the ranking table."""
 
     summary: CohortSummary
-    protocol: ProtocolView
+    protocol: ProtocolView = Field(exclude=True, description=(
+        "page only: the protocol's facts, which its own document has (the summary's `protocol` links it, and "
+        "a group's document names it by digest and mirror)"))
     source_native: bool
     rows: list[RowView] = Field(description="the ranking, possibly only its top (summary.ranked says how many in all)")
     unranked: list[RowView]
@@ -744,13 +746,43 @@ class GroupPage(Page):
     runs: dict[str, GroupRun] = Field(description="each run of the group by name: its manifest and own facts "
                                                   "(a run's mirror is `runs/<name>` under this group's)")
     earlier: list[EarlierRun] = Field(default_factory=list, exclude=True, description=(
-        "page only: the group's superseded runs, newest first, each shown in full (its JSON is `runs` and "
+        "page only: the group's superseded runs, newest first, each a row of its page (its JSON is `runs` and "
         "`comparison.unranked`)"))
 
     @property
     def template(self) -> str:
         """A group of one run is that run: its page redirects to the run's, which shows its floors in full."""
         return "group_alone.html" if is_alone(len(self.runs), superseded=bool(self.earlier)) else "group.html"
+
+    @property
+    def earlier_by_run(self) -> dict[str, EarlierRun]:
+        """The earlier runs by name: the chart over time's table marks its points that are earlier runs."""
+        return {run.name: run for run in self.earlier}
+
+    @property
+    def earlier_untimed(self) -> list[EarlierRun]:
+        """The earlier runs that the chart over time does not draw (all of them, without a chart): a
+        table of their own lists them, while each drawn one is a row of the chart's table."""
+        drawn = {point.run for line in self.timeline.series for point in line.points} if self.timeline else set()
+        return [run for run in self.earlier if run.name not in drawn]
+
+    @property
+    def earlier_shared(self) -> EarlierShared:
+        """What every earlier run has in common, said once on the page rather than in each row."""
+        def one(values: set) -> Any:
+            return next(iter(values)) if len(values) == 1 else None
+        return EarlierShared(correctness=one({run.correctness.summary for run in self.earlier}),
+                             evidence=one({run.row.evidence for run in self.earlier}),
+                             source=one({run.source for run in self.earlier}))
+
+
+class EarlierShared(View):
+    """What all of a group's earlier runs share, each field null where they differ (``source``: also
+    where they have none)."""
+
+    correctness: str | None
+    evidence: str | None
+    source: str | None
 
 
 def is_alone(runs: int, superseded: bool) -> bool:

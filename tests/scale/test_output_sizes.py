@@ -94,3 +94,25 @@ def test_challenge_lists_are_capped_and_complete_in_their_pages(site: Path):
                    for page in pages for row in page["groups"][kind]]
         assert holders == sorted(holders, key=lambda holder: (-holder[0].timestamp(), holder[1]))
         assert [row["cohort"]["key"] for row in overview["groups"][kind]] == rows[:LIST_LIMIT]
+
+
+def test_every_superseded_run_leads_to_its_row_on_its_group_page(site: Path):
+    """Superseded runs are rows of their group's page, under its chart over time where it draws
+    them and in a table of earlier runs otherwise: every one's page leads to its row."""
+    from bs4 import BeautifulSoup
+
+    found = {"chart-data": 0, "earlier": 0}
+    for page in (site / "runs").glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' not in text:
+            continue
+        target = BeautifulSoup(text, "html.parser").find("meta", attrs={"http-equiv": "refresh"})["content"]
+        path, anchor = target.split("url=", 1)[1].split("#")
+        assert anchor == f"run-{page.stem}"
+        group = BeautifulSoup((page.parent / path).resolve().read_text(encoding="utf-8"), "html.parser")
+        row = group.find("tr", id=anchor)
+        assert row is not None, page.name
+        found[row.find_parent("table")["class"][0]] += 1
+    # The chart draws every superseded run here; one it does not draw (a retracted one, say: 2 of
+    # the 10,000-run synthetic site's) is a row of the earlier runs' own table, found the same way.
+    assert found["chart-data"] > 0, found

@@ -15,6 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from site_builder.build import build_site
+from site_builder.formatting import measure
 from site_builder.importers.liger import import_liger
 from site_builder.importers.output import read_document
 
@@ -66,27 +67,27 @@ def test_a_superseded_runs_page_leads_to_its_row_which_shows_its_own_facts(histo
         path, anchor = target.split("#")
         assert anchor == f"run-{name}"
         group = soup(site, posixpath.normpath(posixpath.join("runs", path)))
-        row = group.select_one(f"table.earlier tr#run-{name}")
+        row = group.select_one(f"tr#run-{name}")
         assert row is not None, name
         spec = runs[name]["spec"]
-        cells = row.find_all("td")
-        assert words(cells[0]) == spec["observedAt"][:10]
-        # Its own measurements: the primary value as data, the others as the source published them.
-        primary = spec["timing"]["latencyNs"]["median"] if "timing" in spec else None
-        if primary is not None:
-            assert float(cells[1].data["value"]) == pytest.approx(primary)
-        for measurement in spec["measurements"]:
-            assert measurement["statistic"] in words(cells[1])
-        digest = next(r["digest"] for r in group_json(site, path)["comparison"]["unranked"] if r["run"] == name)
-        assert cells[2].code.get_text() == digest.removeprefix("sha256:")[:8] + "…"
-        # Its implementation heads its series; the run that superseded it is newer in the same
-        # series, or current and ranked above.
-        body = row.find_parent("tbody")
-        series = [tr["id"].removeprefix("run-") for tr in body.select("tr[id]")]
-        if newer in series:
-            assert series.index(newer) < series.index(name)
+        text = words(row)
+        assert spec["observedAt"][:10] in text
+        # Its own facts: its digest, and its measurements as the source published them.
+        ranking_row = next(r for r in group_json(site, path)["comparison"]["unranked"] if r["run"] == name)
+        assert ranking_row["digest"].removeprefix("sha256:")[:8] + "…" in text
+        primary = ranking_row["value"]
+        if "chart-data" in row.find_parent("table")["class"]:
+            # A point of the chart over time: its median and band, its snapshot, marked earlier.
+            assert measure(primary, ranking_row["unit"]) in text and "earlier" in text
+            assert runs[name]["metadata"]["labels"]["liger_snapshot"] in text
         else:
-            assert group.select_one(f"table.ranking tr[data-run='{newer}'], table.unranked tr[data-run='{newer}']")
+            assert float(row.find_all("td")[1].data["value"]) == pytest.approx(primary)
+            for measurement in spec["measurements"]:
+                assert measurement["statistic"] in text
+        # The run that superseded it is newer, and an earlier run here too or one of the current runs.
+        assert runs[newer]["spec"]["observedAt"] > spec["observedAt"]
+        assert group.select_one(f"tr#run-{newer}, table.ranking tr[data-run='{newer}'], "
+                                f"table.unranked tr[data-run='{newer}']") is not None, newer
 
 
 def group_json(site: Path, page_path: str) -> dict:
@@ -112,7 +113,7 @@ def test_an_earlier_runs_table_says_once_what_its_rows_share(history):
         # One source, one correctness check, one evidence level: said above the table, not per row.
         assert "Source: Liger-Kernel benchmark history (gh-pages)" in intro
         assert "Reported by source" in intro
-        rows = section.select("tr[id]")
+        rows = page.select("tr[id^=run-]")
         assert rows and not any("Reported by source" in words(tr) for tr in rows)
         json_link = section.p.find("a", string="this group's JSON")
         assert json_link["href"].startswith("../api/v1/")
@@ -126,7 +127,7 @@ def test_a_ranking_table_counts_its_superseded_runs_and_lists_them_only_as_histo
     checked = 0
     for path in (site / "groups").glob("*.html"):
         page = soup(site, f"groups/{path.name}")
-        earlier = page.select("table.earlier tr[id]")
+        earlier = page.select("tr[id^=run-]")
         listed = {row["data-run"] for row in page.select("table.ranking tr[data-run], table.unranked tr[data-run]")}
         assert not {li["id"].removeprefix("run-") for li in earlier} & listed
         note = next((p for p in page.select("p.more") if "earlier run" in words(p)), None)
@@ -140,3 +141,21 @@ def test_a_ranking_table_counts_its_superseded_runs_and_lists_them_only_as_histo
     kept = sorted(current)[:20]
     for name in kept:  # the runs no other supersedes keep their full page
         assert soup(site, f"runs/{name}.html").select_one("main section.primary") is not None, name
+
+
+def test_a_chart_over_time_draws_a_dot_for_each_row_of_its_table(history):
+    site, _ = history
+    checked = 0
+    for path in (site / "groups").glob("*.html"):
+        page = soup(site, f"groups/{path.name}")
+        section = page.select_one("section[aria-labelledby=timeline-title]")
+        if section is None:
+            continue
+        checked += 1
+        dots = sum(d["d"].count("h0") for d in section.select("figure svg path[stroke-linecap=round]"))
+        rows = section.select("table.chart-data tbody tr:not(:first-child)")  # each row group opens with its name
+        assert dots == len(rows) > 0, path.name
+        # Each implementation's points are a row group headed by its name, as the legend names it.
+        legend = [t.get_text() for t in section.select("figure svg > text")]
+        assert [th.get_text() for th in section.select("table.chart-data th[scope=rowgroup]")] == legend
+    assert checked
