@@ -49,6 +49,9 @@ REFERENCES = {
     "*.implementation": "an implementation named by `name` (with its title, project and whether it is a baseline): "
                         "its page is implementations/<name>.html, whose document (api/v1/implementations/<name>.json) "
                         "has its language, licence, source and install recipe",
+    "kernel.cohorts, kernel.comparison": "left out of a kernel's (or workload's) document that holds its groups: "
+                                         "each group's summary is its `comparison.summary`, and the ranked group "
+                                         "is `groups.<selectedGroup>`",
     "*.spec, timeline": "a chart's JSON is its data (`series`, and a timeline's `steps`): the Vega-Lite spec a "
                         "scaling chart is drawn from is in its page (script.chart-spec), and a group's charts over "
                         "time are drawn without one",

@@ -41,7 +41,9 @@ from .derive.floors import memory_floor_ns
 # the page's, and only a scaling chart has one); a group's timeline has none. A row names its
 # implementation by reference (``ImplementationNamed``). A run in its group's document has no
 # ``html`` (its page is runs/<name>.html), and the API index counts runs without listing them in
-# parts: each group's document lists its runs (issue 24).
+# parts: each group's document lists its runs. A kernel's document that holds its groups leaves out
+# ``cohorts`` and ``comparison`` (``Page.said_elsewhere``); ``selectedGroup`` names the group its
+# page ranks (issue 24).
 MIRROR_VERSION = "6.0.0"
 
 
@@ -464,6 +466,11 @@ class Page(View):
         """The template that renders it: its kind's."""
         return f"{self.kind}.html"
 
+    def said_elsewhere(self) -> frozenset[str]:
+        """The fields its mirror leaves out because the mirror says the same elsewhere (the page
+        still shows them); ``render.mirror_json`` and a plain ``model_dump`` leave out the same."""
+        return frozenset()
+
 
 class KernelPage(Page):
     kind: Literal["kernel"] = "kernel"
@@ -478,9 +485,16 @@ class KernelPage(Page):
     workloads_first: int = Field(default=0, description="the position (from 0) of the first listed in the kernel's order")
     headline: HeadlineView | None
     records_by_gpu: list[GpuRecord] = Field(default_factory=list, description="per GPU, its first latency group's leader")
-    cohorts: list[CohortSummary]
+    cohorts: list[CohortSummary] = Field(default_factory=list, description=(
+        "the workload's comparison groups, the selected first; absent where `groups` holds them (each group's "
+        "`comparison.summary`)"))
     not_measured_on: list[str] = Field(description="priority GPUs without a run of this workload")
-    comparison: ComparisonView | None
+    comparison: ComparisonView | None = Field(default=None, description=(
+        "the selected group's comparison (its top rows); absent where `groups` holds that group "
+        "(`groups.<selectedGroup>.comparison`)"))
+    selected_group: str | None = Field(default=None, description=(
+        "the id of the group the page ranks (16 hex digits of its key): `groups.<id>` where this document "
+        "holds its groups, else api/v1/groups/<id>.json; null without one"))
     scaling: ChartView | None = Field(description="the selected group's scaling line, drawn beside its ranking")
     more_scaling: list[ChartView] = Field(default_factory=list, description="other GPUs' groups, one chart each")
     implementations: list[ImplementationRow]
@@ -488,6 +502,11 @@ class KernelPage(Page):
     groups: dict[str, GroupPage] = Field(default_factory=dict, description=(
         "the workload's comparison groups by id (16 hex digits of the key), each with its runs: a group's mirror is "
         "`#/groups/<id>` of this document, a run's `#/groups/<id>/runs/<name>`"))
+
+    def said_elsewhere(self) -> frozenset[str]:
+        """A document that holds its workload's groups says each group's summary and the selected
+        group's comparison there: its `cohorts` and `comparison` would say them twice."""
+        return frozenset({"cohorts", "comparison"}) if self.groups else frozenset()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -253,15 +253,16 @@ class Renderer:
 
 
 def mirror_json(page: Page) -> str:
-    """``to_json(page.model_dump(mode="json"))``, byte for byte, written straight from the view
-    model: sorted keys, with the text of views that many pages share (rows, implementations,
-    workloads, groups) and of fields marked KeptByIdentity (manifests) made once. Anything it is
-    not sure to write as pydantic and json would (a float that is not finite, a type it does not
-    know) sends the page down that slow path."""
+    """``to_json(page.model_dump(mode="json", exclude=page.said_elsewhere()))``, byte for byte,
+    written straight from the view model: sorted keys, with the text of views that many pages share
+    (rows, implementations, workloads, groups) and of fields marked KeptByIdentity (manifests) made
+    once. Anything it is not sure to write as pydantic and json would (a float that is not finite,
+    a type it does not know) sends the page down that slow path."""
+    omit = page.said_elsewhere() if isinstance(page, Page) else frozenset()
     try:
-        return _view_json(page) + "\n"
+        return _view_json(page, omit) + "\n"
     except _Unsure:
-        return to_json(page.model_dump(mode="json"))
+        return to_json(page.model_dump(mode="json", exclude=set(omit)))
 
 
 class _Unsure(Exception):
@@ -352,7 +353,8 @@ def _typed_json(value: Any, typed: Any) -> str:
     return _value_json(value)
 
 
-def _view_json(view: View) -> str:
+def _view_json(view: View, omit: frozenset[str] = frozenset()) -> str:
+    """``omit``: fields a page's mirror leaves out (``Page.said_elsewhere``); a page is not shared."""
     cls = type(view)
     shared = _KEPT_JSON.get(cls)
     if shared is not None:
@@ -361,7 +363,8 @@ def _view_json(view: View) -> str:
             return kept[1]
     fields = view.__dict__
     parts = []
-    for key, name, typed in _field_plans.get(cls) or _field_plan(cls):
+    plan = _field_plans.get(cls) or _field_plan(cls)
+    for key, name, typed in [field for field in plan if field[1] not in omit] if omit else plan:
         value = fields[name]
         kind = type(value)
         # Text, null and finite floats inline (most fields; what _value_json and _typed_json

@@ -151,6 +151,7 @@ def _kernel_page(factory: ViewFactory, kernel: _KernelFacts, workload: Entity | 
         cohorts=[factory.cohort_summary(c, selected=c is selected) for c in cohorts],
         not_measured_on=[label for name, label in board.priority_gpus.items() if name not in measured_gpus],
         comparison=factory.comparison(selected, limit=KERNEL_PAGE_ROWS) if selected else None,
+        selected_group=urls.group_id(selected.key) if selected else None,
         scaling=charts[0] if charts and board.scaling(selected) is not None else None,
         more_scaling=charts[1:] if charts and board.scaling(selected) is not None else charts,
         implementations=_implementation_rows(factory, kernel, selected),

@@ -87,7 +87,7 @@ def bundled_pages():
 def test_mirror_json_is_model_dump_then_json_dumps_for_every_bundled_page(bundled_pages):
     kinds = set()
     for page in bundled_pages:
-        assert mirror_json(page) == to_json(page.model_dump(mode="json")), page.html
+        assert mirror_json(page) == to_json(page.model_dump(mode="json", exclude=set(page.said_elsewhere()))), page.html
         kinds.add(page.kind)
     assert {"run", "group", "kernel", "records", "challenges"} <= kinds
 

@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 from bs4 import BeautifulSoup
 
+from site_builder import urls
 from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
@@ -179,8 +180,28 @@ def test_multimodal_suite_mean_and_sol(site):
     note = text(floor.select_one(".floor-note"))
     assert "suite of 16 cases" in note and "smallest of the cases' floors" in note
     mirror = json.loads((site / "api/v1/kernels/multimodal-rotary-embedding-attention.json").read_text(encoding="utf-8"))
-    truthful = mirror["comparison"]["floor"]["truthful"]
+    truthful = mirror["groups"][mirror["selectedGroup"]]["comparison"]["floor"]["truthful"]
     assert 0 < truthful["ns"] < 166_200 and truthful["timesAbove"] > 1
+
+
+def test_a_kernel_document_says_its_groups_once(site):
+    """A kernel's (or workload's) document that holds its groups leaves out the page's summary of
+    each (`cohorts`) and the selected group's comparison, which its `groups` say; one whose groups
+    are documents of their own keeps both. Either way `selectedGroup` names the ranked group."""
+    held = apart = 0
+    for path in (site / "api/v1/kernels").rglob("*.json"):
+        mirror = json.loads(path.read_text(encoding="utf-8"))
+        selected = mirror.get("selectedGroup")
+        if mirror["groups"]:
+            held += 1
+            assert "cohorts" not in mirror and "comparison" not in mirror, path
+            assert selected in mirror["groups"], path
+            assert urls.group(mirror["groups"][selected]["comparison"]["summary"]["key"]) == f"groups/{selected}.html"
+        elif mirror.get("comparison"):
+            apart += 1
+            assert mirror["cohorts"][0]["url"] == f"groups/{selected}.html", path
+            assert (site / urls.mirror(f"groups/{selected}.html")).is_file(), path  # the group's own document
+    assert held > 100 and apart > 0, (held, apart)
 
 
 def test_run_mirror_gives_seed_002_by_its_references(site):
