@@ -13,6 +13,7 @@ from .discover.finding_views import DISCOVER_PAGE_MODELS
 from .kernelbench.problem_views import KERNELBENCH_PAGE_MODELS
 from .incremental.site_manifest import PageRecord
 from .render import to_json
+from .search.compare import pointed
 from .search.schema import DATA_SCHEMAS
 from .page_views import (
     MIRROR_VERSION, PAGE_MODELS, ApiIndex, ApiIndexKind, ApiIndexPart, ApiIndexPartDocument, GroupRun, MirrorEntry,
@@ -223,10 +224,7 @@ def listed_documents(read: Callable[[str], Any]) -> Iterator[dict[str, Any]]:
 
 
 def _group_runs(document: Any, mirror: str) -> Iterator[dict[str, Any]]:
-    group = document
-    pointer = mirror.partition("#")[2]
-    for token in filter(None, pointer.split("/")):
-        group = group[token.replace("~1", "/").replace("~0", "~")]
+    group = pointed(document, mirror.partition("#")[2])
     for name, run in group["runs"].items():
         yield {"html": urls.run(name), "kind": "run", "mirror": urls.run_mirror(mirror, name),
                "title": run["run"]["metadata"].get("title") or name}

@@ -11,6 +11,7 @@ Field names are snake_case here and camelCase in JSON, like the manifests the mi
 from __future__ import annotations
 
 from datetime import date, datetime
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
@@ -114,16 +115,16 @@ class ImplementationRef(NamesImplementation, View):
 
 def implementation_ref(view: ImplementationView) -> ImplementationRef:
     """The reference a row's mirror writes for its implementation (its page, and the document of it,
-    have its language, licence and source): one object per implementation, so its JSON is made once."""
-    key = (view.name, view.title, view.project, view.baseline)
-    found = _IMPLEMENTATION_REFS.get(key)
-    if found is None:
-        found = _IMPLEMENTATION_REFS[key] = ImplementationRef(name=view.name, title=view.title, project=view.project,
-                                                              baseline=view.baseline)
-    return found
+    have its language, licence and source)."""
+    return _implementation_ref(view.name, view.title, view.project, view.baseline)
 
 
-_IMPLEMENTATION_REFS: dict[tuple[str, str, str, bool], ImplementationRef] = {}
+@cache
+def _implementation_ref(name: str, title: str, project: str, baseline: bool) -> ImplementationRef:
+    # One object per implementation, so the mirror writer keeps its JSON by identity and makes it once.
+    return ImplementationRef(name=name, title=title, project=project, baseline=baseline)
+
+
 # An implementation in full for a page's templates, and named by reference in its mirror: rows are
 # on many pages and in many mirrors, and each repeated its language, licence and source.
 ImplementationNamed = Annotated[ImplementationView, PlainSerializer(implementation_ref, return_type=ImplementationRef)]

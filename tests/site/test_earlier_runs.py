@@ -4,7 +4,6 @@ and its own page leads there instead of repeating the group's facts. Built from 
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shutil
@@ -18,6 +17,8 @@ from site_builder.build import build_site
 from site_builder.formatting import measure
 from site_builder.importers.liger import import_liger
 from site_builder.importers.output import read_document
+from tests.run_json import mirror_of
+from tests.run_json import read_document as read_mirror
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
@@ -91,23 +92,24 @@ def test_a_superseded_runs_page_leads_to_its_row_which_shows_its_own_facts(histo
 
 
 def group_json(site: Path, page_path: str) -> dict:
-    """The group's JSON, which its page names: a file of its own or a part of its workload's."""
-    href = soup(site, posixpath.normpath(posixpath.join("runs", page_path))).find("link", rel="alternate")["href"]
-    file, _, pointer = href.partition("#")
-    document = json.loads((site / "groups" / file).resolve().read_text(encoding="utf-8"))
-    for part in filter(None, pointer.split("/")):
-        document = document[part]
-    return document
+    """The group's JSON, which its page (``page_path``, from a run page) names: a file of its own or
+    a part of its workload's."""
+    return read_mirror(site, mirror_of(site, posixpath.normpath(posixpath.join("runs", page_path))))
+
+
+def group_sections(site: Path, labelled: str):
+    """(file name, page, section) of each group page with a section ``labelled`` by that heading id."""
+    for path in sorted((site / "groups").glob("*.html")):
+        page = soup(site, f"groups/{path.name}")
+        section = page.select_one(f"section[aria-labelledby={labelled}]")
+        if section is not None:
+            yield path.name, page, section
 
 
 def test_an_earlier_runs_table_says_once_what_its_rows_share(history):
     site, _ = history
     checked = 0
-    for path in (site / "groups").glob("*.html"):
-        page = soup(site, f"groups/{path.name}")
-        section = page.select_one("section[aria-labelledby=earlier-title]")
-        if section is None:
-            continue
+    for _, page, section in group_sections(site, "earlier-title"):
         checked += 1
         intro = words(section.p)
         # One source, one correctness check, one evidence level: said above the table, not per row.
@@ -146,15 +148,11 @@ def test_a_ranking_table_counts_its_superseded_runs_and_lists_them_only_as_histo
 def test_a_chart_over_time_draws_a_dot_for_each_row_of_its_table(history):
     site, _ = history
     checked = 0
-    for path in (site / "groups").glob("*.html"):
-        page = soup(site, f"groups/{path.name}")
-        section = page.select_one("section[aria-labelledby=timeline-title]")
-        if section is None:
-            continue
+    for name, _, section in group_sections(site, "timeline-title"):
         checked += 1
         dots = sum(d["d"].count("h0") for d in section.select("figure svg path[stroke-linecap=round]"))
         rows = section.select("table.chart-data tbody tr:not(:first-child)")  # each row group opens with its name
-        assert dots == len(rows) > 0, path.name
+        assert dots == len(rows) > 0, name
         # Each implementation's points are a row group headed by its name, as the legend names it.
         legend = [t.get_text() for t in section.select("figure svg > text")]
         assert [th.get_text() for th in section.select("table.chart-data th[scope=rowgroup]")] == legend
