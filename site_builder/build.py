@@ -155,7 +155,7 @@ def _write_pages(board: Leaderboard, renderer: Renderer, as_of_date: date, outpu
     """Every page and its JSON mirror into ``outputs``; with ``reuse``, the pages of signed tasks
     whose signature is unchanged are the previous site's, taken as they are."""
     written = _WrittenPages()
-    tasks = page_tasks(board, _methodology(renderer, as_of_date), signatures)
+    tasks = signatures.sign(page_tasks(board, _methodology(renderer, as_of_date), by_kernel=True))
     for task in render_pages(tasks, renderer, outputs.staging, reuse_pages=reuse, progress=_page_progress(step)):
         if isinstance(task, KeptPages):  # the previous site's pages: their records serve as they are
             kept = list(chain.from_iterable(task.pages))

@@ -30,7 +30,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 from pathlib import Path
 

@@ -3,7 +3,8 @@
 The pages are planned as tasks, in the order the site lists them: each task builds one page (or
 a few small ones) when called, so the renderer can spread tasks over processes and still put
 every page back in this order. A rebuild's planning leaves a kernel's pages as one task, which
-the renderer keeps whole or plans a page at a time (``kernels``).
+the renderer keeps whole or plans a page at a time (``kernels``); a page that shows runs of many
+kernels is built from a plan that says what it shows of them (``tasks``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Iterator
 
 from ..gc_pause import paused_gc
 from ..derive.leaderboard import Leaderboard
-from ..incremental.page_signatures import PageSignatures
 from ..page_views import Page
 from .catalog import CatalogIndex, environment_tasks, hardware_tasks, listing_tasks, protocol_tasks, source_tasks
 from .view_parts import PageTask, ViewFactory, one_page
@@ -22,35 +22,33 @@ from .site import challenges_tasks, index_tasks, methodology_page
 from .timeline_view import regressions_page
 from ..kernelbench.context import kernelbench_tasks
 
-def page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None = None) -> list[PageTask]:
-    """With ``signatures``, the tasks a rebuild can skip are signed: the pages that read one
-    kernel's runs only (kernel, run, group and implementation pages) are one task per kernel
-    (``kernels.KernelPages``); the pages of rows from many kernels' groups (records ledger,
-    challenge lists) and of what many kernels' runs refer to (hardware, environments, protocols,
-    sources, their lists, GPUs and models) are signed by what they show of those groups
-    (``page_signatures.RowSignatures``). Without, every page is a task of its own, unsigned."""
+def page_tasks(board: Leaderboard, methodology_markdown: str, by_kernel: bool = False) -> list[PageTask]:
+    """Every page's task, in the site's order. ``by_kernel``: as a rebuild plans them, the pages
+    that read one kernel's runs only (kernel, run, group and implementation pages) one task per
+    kernel (``kernels.KernelPages``), for a rebuild to keep or build whole; else one task per page.
+    A page of many kernels' runs (records ledger, challenge lists, hardware, environments,
+    protocols, sources, their lists, GPUs and models) is a ``tasks.PlannedPage`` either way."""
     with paused_gc(keep=True):  # a task per page in a build from scratch, kept until the pages are rendered
-        return _page_tasks(board, methodology_markdown, signatures)
+        return _page_tasks(board, methodology_markdown, by_kernel)
 
 
-def _page_tasks(board: Leaderboard, methodology_markdown: str, signatures: PageSignatures | None) -> list[PageTask]:
+def _page_tasks(board: Leaderboard, methodology_markdown: str, by_kernel: bool) -> list[PageTask]:
     board.timelines  # in this process, before any render worker is forked: every group page reads it
     factory = ViewFactory(board)
     index = CatalogIndex(factory)
     kernels = KernelPlans(factory, index)
-    rows = signatures.rows() if signatures is not None else None
     return [
         *index_tasks(factory),
-        *(kernels.signed(signatures) if signatures is not None else kernels.plain()),
-        *hardware_tasks(factory, index, rows),
-        *environment_tasks(factory, index, rows),
-        *protocol_tasks(factory, index, rows),
-        *source_tasks(factory, index, rows),
-        *listing_tasks(factory, index, rows),
-        *challenges_tasks(factory, rows),
+        *(kernels.by_kernel() if by_kernel else kernels.plain()),
+        *hardware_tasks(factory, index),
+        *environment_tasks(factory, index),
+        *protocol_tasks(factory, index),
+        *source_tasks(factory, index),
+        *listing_tasks(factory, index),
+        *challenges_tasks(factory),
         one_page(lambda: methodology_page(factory, methodology_markdown)),
         one_page(lambda: regressions_page(factory)),
-        *discover_tasks(factory, rows),  # search, records, GPUs, models, compare (issue 9)
+        *discover_tasks(factory),  # search, records, GPUs, models, compare (issue 9)
         *kernelbench_tasks(factory),  # KernelBench's problems by level and family (issue 27)
     ]
 

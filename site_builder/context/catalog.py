@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter
 from typing import TypeVar
@@ -14,12 +15,12 @@ from ..derive.leaderboard import Cohort
 from ..derive.model import RunFacts
 from ..discover.ledger import newest_first
 from ..formatting import number
-from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     CitedRateView, EnvironmentPage, EvidenceRow, HardwarePage, ImplementationPage, Link, ListingPage, ListItem,
     ProtocolPage, RecordHeld, SourcePage,
 )
-from .view_parts import LIST_LIMIT, PageTask, ViewFactory, signed_page, unchecked
+from .tasks import Plan, PlannedPage, Shows
+from .view_parts import LIST_LIMIT, ViewFactory, unchecked
 
 T = TypeVar("T")
 
@@ -87,11 +88,12 @@ class CatalogIndex:
             found = self._cohorts_by[kind] = _by(self.factory.board.cohorts.values(), key)
         return found.get(name, [])
 
-    def cohort_links(self, cohorts: list[Cohort]) -> list[Link]:
-        factory = self.factory
-        ordered = sorted(cohorts, key=attrgetter("operation", "workload", "label", "key"))[:LIST_LIMIT]
-        return [Link(title=f"{factory.operation_link(c.operation).title} · {factory.workload_link(c.workload).title} · {c.label}",
-                     url=urls.group(c.key)) for c in ordered]
+
+def cohort_links(factory: ViewFactory, cohorts: list[Cohort]) -> list[Link]:
+    """Links to groups, by kernel, workload and label: the first ``LIST_LIMIT`` in that order."""
+    ordered = sorted(cohorts, key=attrgetter("operation", "workload", "label", "key"))[:LIST_LIMIT]
+    return [Link(title=f"{factory.operation_link(c.operation).title} · {factory.workload_link(c.workload).title} · {c.label}",
+                 url=urls.group(c.key)) for c in ordered]
 
 
 def _by(items: Iterable[T], key: Callable[[T], str | None]) -> dict[str, list[T]]:
@@ -150,31 +152,33 @@ def _newest_first(run: RunFacts) -> tuple:
     return (-run.observed_at.timestamp(), run.name)
 
 
-def hardware_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
-    """One task per datasheet. Besides the datasheet and its environments (global), a hardware page
-    shows how many runs were measured on the GPU, and its groups' leaders, newest first, each with
-    its group's label, its kernel's headline workload (the workload's URL) and the leader's row:
-    signed by that count and the digest of each group the GPU leads (``RowSignatures.group``: all
-    such a row reads of its group), which changes when any of the group's runs does."""
-    return [signed_page(partial(hardware_page, factory, index, name), urls.hardware(name), signer,
-                        partial(_hardware_reads, index, name))
+def hardware_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage]:
+    """One page per datasheet: besides the datasheet and its environments (global), how many runs
+    were measured on the GPU, and its groups' leaders (``HardwarePlan``)."""
+    return [PlannedPage(urls.hardware(name), partial(_hardware_plan, index, name), partial(hardware_page, factory))
             for name in sorted(factory.catalog.hardware)]
 
 
-def _hardware_reads(index: CatalogIndex, name: str, signer: RowSignatures) -> list[str | bytes]:
-    return [str(index.run_count("hardware", name)), b"".join(signer.groups([c.key for c in _led(index, name)]))]
+@dataclass(frozen=True)
+class HardwarePlan(Plan):
+    """A hardware page shows how many runs were measured on the GPU and the groups it leads (those
+    on it with a ranked run), newest first, each with its label, its kernel's headline workload
+    (the workload's URL) and its leader's row."""
+
+    name: str
+    runs: int
+    led: list[Cohort]
 
 
-def _led(index: CatalogIndex, hardware: str) -> list[Cohort]:
-    """The groups the GPU ``hardware`` leads: those on it with a ranked run."""
-    return [cohort for cohort in index.cohorts("hardware", hardware) if cohort.rows]
+def _hardware_plan(index: CatalogIndex, name: str) -> HardwarePlan:
+    return HardwarePlan(name, index.run_count("hardware", name),
+                        [cohort for cohort in index.cohorts("hardware", name) if cohort.rows])
 
 
-def hardware_page(factory: ViewFactory, index: CatalogIndex, name: str) -> HardwarePage:
-    board = factory.board
+def hardware_page(factory: ViewFactory, plan: HardwarePlan) -> HardwarePage:
+    board, name, led = factory.board, plan.name, plan.led
     entity = factory.catalog.hardware[name]
     spec = entity.spec
-    led = _led(index, name)
     records = newest_first(led, _LEADER_OBSERVED_AT, _leader_then_group, LIST_LIMIT)
     link = factory.hardware_link(name)
     return HardwarePage(
@@ -185,7 +189,7 @@ def hardware_page(factory: ViewFactory, index: CatalogIndex, name: str) -> Hardw
         bandwidth_gbps=_rate(factory, spec.bandwidthGBps),
         peak_tflops={dtype: _rate(factory, rate) for dtype, rate in spec.peakTflops.items()},
         environments=[factory.environment_link(env) for env, gpu in sorted(board.gpus.items()) if gpu.datasheet == name],
-        runs=index.run_count("hardware", name),
+        runs=plan.runs,
         records=[RecordHeld(operation=factory.operation_link(c.operation), workload=factory.workload_link(c.workload),
                             cohort=factory.cohort_link(c), row=factory.row(c.leader.run)) for c in records],
         records_total=len(led),
@@ -205,76 +209,86 @@ def _rate(factory: ViewFactory, rate) -> CitedRateView:
     return CitedRateView(value=rate.value, source=Link(title=source.title, url=source.url), note=rate.cite.note)
 
 
-def environment_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None
-                      ) -> list[PageTask]:
-    """One task per environment. Besides the environment itself (global), its page shows how many
-    runs were measured there and links its groups by their kernel, workload (titles: global) and
-    label: signed by that count and each group's key and label."""
-    return [signed_page(partial(environment_page, factory, index, name), urls.environment(name), signer,
-                        partial(_groups_reads, index, "environment", name))
+def environment_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage]:
+    """One page per environment: besides the environment itself (global), how many runs were
+    measured there and links to its groups (``GroupsPlan``)."""
+    return [PlannedPage(urls.environment(name), partial(_groups_plan, index, "environment", name),
+                        partial(environment_page, factory))
             for name in sorted(factory.catalog.environments)]
 
 
-def _groups_reads(index: CatalogIndex, kind: str, name: str, signer: RowSignatures) -> list[str]:
-    """What an environment's or a protocol's page shows of its runs and groups (a group's key
-    says its kernel and workload)."""
-    cohorts = index.cohorts(kind, name)
-    return [str(index.run_count(kind, name)), "\0".join(map(_KEY, cohorts)), "\0".join(map(_LABEL, cohorts))]
+@dataclass(frozen=True)
+class GroupsPlan(Plan):
+    """An environment's or a protocol's page shows how many runs refer to it and links its groups,
+    by their kernel, workload (titles: global) and label: a group is shown by its key and label,
+    not by its runs."""
+
+    name: str
+    runs: int
+    cohorts: list[Cohort]
+
+    def shows(self) -> Shows:
+        return Shows((self.name, str(self.runs), "\0".join(map(_KEY, self.cohorts)), "\0".join(map(_LABEL, self.cohorts))))
+
+
+def _groups_plan(index: CatalogIndex, kind: str, name: str) -> GroupsPlan:
+    return GroupsPlan(name, index.run_count(kind, name), index.cohorts(kind, name))
 
 
 _KEY, _LABEL = attrgetter("key"), attrgetter("label")
 
 
-def environment_page(factory: ViewFactory, index: CatalogIndex, name: str) -> EnvironmentPage:
+def environment_page(factory: ViewFactory, plan: GroupsPlan) -> EnvironmentPage:
+    name, cohorts = plan.name, plan.cohorts
     entity = factory.catalog.environments[name]
     view = factory.environment(name)
-    cohorts = index.cohorts("environment", name)
     return EnvironmentPage(
         **factory.page_fields("environment", view.title, view.url),
         environment=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
-        runs=index.run_count("environment", name), cohorts=index.cohort_links(cohorts), cohorts_total=len(cohorts),
+        runs=plan.runs, cohorts=cohort_links(factory, cohorts), cohorts_total=len(cohorts),
     )
 
 
-def protocol_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
-    """One task per protocol, signed as an environment's page (``environment_tasks``)."""
-    return [signed_page(partial(protocol_page, factory, index, name), urls.protocol(name), signer,
-                        partial(_groups_reads, index, "protocol", name))
+def protocol_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage]:
+    """One page per protocol, planned as an environment's (``GroupsPlan``)."""
+    return [PlannedPage(urls.protocol(name), partial(_groups_plan, index, "protocol", name), partial(protocol_page, factory))
             for name in sorted(factory.catalog.protocols)]
 
 
-def protocol_page(factory: ViewFactory, index: CatalogIndex, name: str) -> ProtocolPage:
+def protocol_page(factory: ViewFactory, plan: GroupsPlan) -> ProtocolPage:
+    name, cohorts = plan.name, plan.cohorts
     entity = factory.catalog.protocols[name]
     view = factory.protocol(name)
-    cohorts = index.cohorts("protocol", name)
     return ProtocolPage(
         **factory.page_fields("protocol", view.title, urls.protocol(name)),
         protocol=view, description=entity.metadata.description, digest=entity.digest, manifest=entity.manifest(),
-        runs=index.run_count("protocol", name), cohorts=index.cohort_links(cohorts), cohorts_total=len(cohorts),
+        runs=plan.runs, cohorts=cohort_links(factory, cohorts), cohorts_total=len(cohorts),
     )
 
 
-def source_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
-    """One task per source. Besides the source, the kernels that cite it and the datasheets that
-    cite it (global), its page shows how many runs it published and their kernels: signed by those."""
-    return [signed_page(partial(source_page, factory, index, name), urls.source(name), signer,
-                        partial(_source_reads, index, name))
+def source_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage]:
+    """One page per source: besides the source, the kernels that cite it and the datasheets that
+    cite it (global), how many runs it published and their kernels (``SourcePlan``)."""
+    return [PlannedPage(urls.source(name), partial(_source_plan, index, name), partial(source_page, factory))
             for name in sorted(factory.catalog.sources)]
 
 
-def _source_reads(index: CatalogIndex, name: str, signer: RowSignatures) -> list[str]:
-    return [str(index.run_count("source", name)), "\0".join(sorted(_published(index, name)))]
+@dataclass(frozen=True)
+class SourcePlan(Plan):
+    name: str
+    runs: int
+    published: list[str]  # the kernels it published runs of
 
 
-def _published(index: CatalogIndex, source: str) -> set[str]:
-    """The kernels the source published runs of."""
-    return {operation for (by, operation) in index.source_operations if by == source}
+def _source_plan(index: CatalogIndex, name: str) -> SourcePlan:
+    return SourcePlan(name, index.run_count("source", name),
+                      sorted({operation for (by, operation) in index.source_operations if by == name}))
 
 
-def source_page(factory: ViewFactory, index: CatalogIndex, name: str) -> SourcePage:
-    catalog = factory.catalog
+def source_page(factory: ViewFactory, plan: SourcePlan) -> SourcePage:
+    catalog, name = factory.catalog, plan.name
     entity = catalog.sources[name]
-    operations = _published(index, name)
+    operations = set(plan.published)
     operations |= {op for op, entity_ in catalog.operations.items() if name in entity_.metadata.sources}
     cited_by = sorted(hw for hw, e in catalog.hardware.items()
                       if name in {e.spec.bandwidthGBps.cite.source, *(r.cite.source for r in e.spec.peakTflops.values())})
@@ -282,28 +296,33 @@ def source_page(factory: ViewFactory, index: CatalogIndex, name: str) -> SourceP
         **factory.page_fields("source", entity.metadata.title or entity.spec.title, urls.source(name)),
         name=name, description=entity.metadata.description, external_url=entity.spec.url, license=entity.spec.license,
         retrieved=entity.spec.retrieved, publisher=entity.spec.publisher, terms=entity.spec.terms,
-        attribution=entity.spec.attribution, runs=index.run_count("source", name),
+        attribution=entity.spec.attribution, runs=plan.runs,
         kernels=[factory.operation_link(op) for op in sorted(operations)],
         cited_by=[factory.hardware_link(hw) for hw in cited_by],
     )
 
 
-def listing_tasks(factory: ViewFactory, index: CatalogIndex, signer: RowSignatures | None = None) -> list[PageTask]:
-    """One task per list page. Besides the catalog (global), a list shows how many runs refer to
-    each of its items: signed by those counts."""
-    return [signed_page(partial(listing_page, factory, index, section), urls.listing(section), signer,
-                        partial(_listing_reads, index, LISTINGS[section][0]))
+def listing_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage]:
+    """One page per list: besides the catalog (global), how many runs refer to each of its items
+    (``ListingPlan``)."""
+    return [PlannedPage(urls.listing(section), partial(_listing_plan, index, section), partial(listing_page, factory))
             for section in LISTINGS]
 
 
-def _listing_reads(index: CatalogIndex, kind: str, signer: RowSignatures) -> list[str]:
-    return [repr(sorted(index.run_counts(kind).items()))]
+@dataclass(frozen=True)
+class ListingPlan(Plan):
+    section: str
+    counts: dict[str, int]  # runs by item, in order of name
 
 
-def listing_page(factory: ViewFactory, index: CatalogIndex, section: str) -> ListingPage:
-    kind, title, intro, items = LISTINGS[section]
-    return ListingPage(**factory.page_fields("listing", title, urls.listing(section)), intro=intro,
-                       items=sorted(items(factory, index.run_counts(kind)), key=lambda item: (item.title.casefold(), item.url)))
+def _listing_plan(index: CatalogIndex, section: str) -> ListingPlan:
+    return ListingPlan(section, dict(sorted(index.run_counts(LISTINGS[section][0]).items())))
+
+
+def listing_page(factory: ViewFactory, plan: ListingPlan) -> ListingPage:
+    _, title, intro, items = LISTINGS[plan.section]
+    return ListingPage(**factory.page_fields("listing", title, urls.listing(plan.section)), intro=intro,
+                       items=sorted(items(factory, Counter(plan.counts)), key=lambda item: (item.title.casefold(), item.url)))
 
 
 def _implementation_items(factory: ViewFactory, counts: Counter[str]) -> list[ListItem]:

@@ -6,8 +6,9 @@ import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property, partial
-from itertools import chain, islice, repeat, takewhile
+from itertools import chain, islice, takewhile
 from operator import attrgetter
 
 from .. import urls
@@ -25,11 +26,11 @@ from ..discover.finding_views import (
     GpusPage, HolderCount, ModelCell, ModelEntry, ModelOperation, ModelPage, ModelsPage, OperationEntry, RecordRow,
     BrokenRecord, RecordRun, RecordsPage, SearchPage,
 )
-from ..incremental.page_signatures import RowSignatures
 from ..search.compare import CONTEXT_FIELDS, MATERIAL_FIELDS, MAX_RUNS, MIN_RUNS
 from ..search.index import AXIS_SYNONYMS
 from ..page_views import Link, Page, PageLink
-from .view_parts import PageTask, ViewFactory, as_float, on_index, pager, per_key, signed_page, unchecked
+from .tasks import NOTHING, Nothing, Plan, PlannedPage, Shows
+from .view_parts import PageTask, ViewFactory, as_float, on_index, pager, per_key, unchecked
 
 FACETS = [
     FacetHelp(facet="kernel", example="llama4-rope, op:rope", meaning="an operation by name or alias"),
@@ -160,23 +161,20 @@ class DiscoverContext:
         return found
 
 
-def discover_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[PageTask]:
+def discover_tasks(factory: ViewFactory) -> list[PageTask]:
     """The finding pages as tasks, one page each (the ledger's pages are many at scale), so the
     renderer can spread them over workers. What every task shares (the ledger, its filters) is
-    derived here, before workers fork, so each worker starts with it. With ``signer``, the ledger's
-    pages are signed by what they show (``page_signatures``): a rebuild skips those that cannot differ."""
+    derived here, before workers fork, so each worker starts with it. A ledger page's plan is made
+    here too (``RecordsPlan``), a GPU's and a model's when first needed."""
     context = DiscoverContext(factory)
     plans = by_newest_row(records_plan(context))  # the ledger, every filter's entries
     # What the GPU and model pages share (the badges' and search index's counts are made after the pages).
     for shared in ("cohorts_by_gpu", "runs_by_gpu", "gpu_by_slug"):
         getattr(context.found, shared)
     tasks: list[PageTask] = [lambda: (search_page(context),)]
-    tasks += [lambda plan=plan: (records_page(context, plan),) for plan in plans]
-    if signer is not None:
-        reads = _LedgerReads(signer)
-        tasks[1:] = [signer.signed(partial(reads, plan), task, _records_url(plan)) for plan, task in zip(plans, tasks[1:])]
-    tasks += gpu_tasks(context, signer)
-    tasks += model_tasks(context, signer)
+    tasks += [PlannedPage.made(_records_url(plan), plan, partial(records_page, context)) for plan in plans]
+    tasks += gpu_tasks(context)
+    tasks += model_tasks(context)
     tasks.append(lambda: (compare_page(context),))
     return tasks
 
@@ -294,7 +292,7 @@ def _kept(facet: str, value: str | None, predicate: FieldIn | None, entries: Seq
 
 
 @dataclass(frozen=True, slots=True)
-class RecordsPlan:
+class RecordsPlan(Plan):
     """One ledger page: a view of a filter, and the entries on it. The filter links are the same
     on every page of a view and filter, and made once for all of them; its pager is made from the
     page count and its number (``pager``) when the page is built."""
@@ -308,6 +306,19 @@ class RecordsPlan:
     entries: Sequence[LedgerEntry]
     breaks: Sequence[LedgerEntry]
 
+    def shows(self) -> Shows:
+        """Its view, filter, counts and page number (its pager follows from them), and each row's
+        group. A current record is its group's one: the group says it. A record of the history (or
+        a break) is also its event's place in the group's history, which the group's runs decide,
+        as they decide the rest of the row. Said here rather than field by field (``Plan.shows``):
+        the ledger's pages together show every record many times over."""
+        rows = [*self.entries, *self.breaks]
+        events = rows if self.view == "history" else self.breaks
+        return Shows((self.view, repr(self.chosen), str(self.total), str(self.number), str(self.page_count),
+                      repr(self.filters), f"{len(self.entries)} rows, {len(self.breaks)} breaks",
+                      ",".join(map(str, map(_POSITION, events)))),
+                     list(map(GROUP_KEY, rows)))
+
 
 def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
     found, reads = context.found, FieldReads()
@@ -317,7 +328,6 @@ def records_plan(context: DiscoverContext) -> list[RecordsPlan]:
     for chosen, predicate, current in filters:
         if chosen.url is None:
             continue
-        facet = chosen.facet if chosen.facet != "all" else None
         selected = [link.model_copy(update={"selected": link is chosen}) for link in links]
         history = _kept(chosen.facet, chosen.value, predicate, found.events, found.events_by_gpu, reads)
         for view, chosen_entries in (("current", current), ("history", history)):
@@ -345,39 +355,6 @@ _POSITION = attrgetter("position")
 def _records_url(plan: RecordsPlan) -> str:
     return urls.records(plan.view, plan.chosen.facet if plan.chosen.facet != "all" else None, plan.chosen.value,
                         plan.number)
-
-
-class _LedgerReads:
-    """What each ledger page shows, for its signature: its view, filter, counts and page number
-    (its pager follows from them: ``pager``), and for each row the digest of its group
-    (``page_signatures.RowSignatures.group``: all a row reads of the group) and which of the
-    group's records it is. A current record is its group's one: the digest alone says it. A record
-    of the history (or a break) is its event's place in the group's history, which the group's
-    runs decide, as they decide the rest of the row. The filters of a view and filter, on each of
-    its pages, are written out once, by the list's id. Rows are read in C (``map``): the ledger's
-    pages together show every record many times over."""
-
-    def __init__(self, signer: RowSignatures):
-        self._signer = signer
-        self._lists: dict[int, tuple[str, str]] = {}
-
-    def __call__(self, plan: RecordsPlan) -> list[str | bytes]:
-        shown = self._lists.get(id(plan.filters))
-        if shown is None:
-            shown = self._lists[id(plan.filters)] = (repr(plan.chosen), repr(plan.filters))
-        rows = self._events(plan.entries) if plan.view == "history" else self._current(plan.entries)
-        return [plan.view, shown[0], str(plan.total), str(plan.number), str(plan.page_count), shown[1], rows,
-                self._events(plan.breaks)]
-
-    def _current(self, entries: Sequence[LedgerEntry]) -> bytes:
-        """Each entry's group digest (32 bytes)."""
-        return b"".join(self._signer.groups(list(map(GROUP_KEY, entries))))
-
-    def _events(self, entries: Sequence[LedgerEntry]) -> bytes:
-        """Each entry's group digest (32 bytes) and its event's place in the group's history (4 bytes)."""
-        digests = self._signer.groups(list(map(GROUP_KEY, entries)))
-        places = map(int.to_bytes, map(_POSITION, entries), repeat(4), repeat("little"))
-        return b"".join(map(bytes.__add__, digests, places))
 
 
 def records_page(context: DiscoverContext, plan: RecordsPlan) -> RecordsPage:
@@ -413,24 +390,42 @@ def records_pages(context: DiscoverContext) -> Iterator[RecordsPage]:
 # GPUs
 
 
-def gpu_tasks(context: DiscoverContext, signer: RowSignatures | None = None) -> list[PageTask]:
-    """The GPUs' list and a page per GPU, one task each. The list shows, besides each GPU's name,
-    architecture and priority (global), what it counts of the GPU's groups and runs: signed by those
-    counts. A GPU's page shows how many runs it has, how many are eligible, when the newest was
-    observed, and what its ranked groups add up to (by family: kernels measured, runs, holders of
-    #1; the families, kernels and implementations shown are global): signed by the three and the
-    digest of each ranked group (``RowSignatures.group``)."""
-    return [signed_page(partial(gpus_page, context), urls.GPUS, signer, partial(_gpus_reads, context)),
-            *(signed_page(partial(gpu_page, context, key), urls.gpu(key.slug), signer, partial(_gpu_reads, context, key))
+def gpu_tasks(context: DiscoverContext) -> list[PageTask]:
+    """The GPUs' list (``GpusPlan``) and a page per GPU (``GpuPlan``), one task each."""
+    return [PlannedPage(urls.GPUS, lambda: GpusPlan(context.gpu_summaries), partial(gpus_page, context)),
+            *(PlannedPage(urls.gpu(key.slug), partial(_gpu_plan, context, key), partial(gpu_page, context))
               for key in context.found.gpus)]
 
 
-def _gpus_reads(context: DiscoverContext, signer: RowSignatures) -> list[str]:
-    return [repr(context.gpu_summaries)]
+@dataclass(frozen=True)
+class GpusPlan(Plan):
+    """The GPUs' list shows, besides each GPU's name, architecture and priority (global), what it
+    counts of the GPU's groups and runs."""
+
+    summaries: list[GpuSummary]
 
 
-def gpus_page(context: DiscoverContext) -> GpusPage:
-    summaries = sorted(context.gpu_summaries, key=lambda s: (-s.eligible_runs, s.label.casefold(), s.slug))
+@dataclass(frozen=True)
+class GpuPlan(Plan):
+    """A GPU's page shows how many runs it has, how many are eligible, when the newest was observed,
+    and what its ranked groups add up to (by family: kernels measured, runs, holders of #1; the
+    families, kernels and implementations shown are global)."""
+
+    key: GpuKey
+    runs: int
+    eligible_runs: int
+    last_observed: datetime | None
+    cohorts: list[Cohort]
+
+
+def _gpu_plan(context: DiscoverContext, key: GpuKey) -> GpuPlan:
+    runs, reasons = context.found.runs_by_gpu.get(key.slug, []), context.board.reasons
+    return GpuPlan(key, len(runs), sum(1 for run in runs if run.name not in reasons),
+                   max(map(_OBSERVED_AT, runs), default=None), context.found.cohorts_by_gpu.get(key.slug, []))
+
+
+def gpus_page(context: DiscoverContext, plan: GpusPlan) -> GpusPage:
+    summaries = sorted(plan.summaries, key=lambda s: (-s.eligible_runs, s.label.casefold(), s.slug))
     return GpusPage(**context.page("gpus", "GPUs", urls.GPUS), gpus=summaries)
 
 
@@ -455,19 +450,11 @@ def _first(row: RankedRow) -> bool:
 
 def gpu_pages(context: DiscoverContext) -> Iterator[GpuPage]:
     for key in context.found.gpus:
-        yield gpu_page(context, key)
+        yield gpu_page(context, _gpu_plan(context, key))
 
 
-def _gpu_reads(context: DiscoverContext, key: GpuKey, signer: RowSignatures) -> list[str | bytes]:
-    runs, reasons = context.found.runs_by_gpu.get(key.slug, []), context.board.reasons
-    return [str(len(runs)), str(sum(1 for run in runs if run.name not in reasons)),
-            str(max(map(_OBSERVED_AT, runs), default=None)),
-            b"".join(signer.groups([c.key for c in context.found.cohorts_by_gpu.get(key.slug, [])]))]
-
-
-def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
-    found, factory, board = context.found, context.factory, context.board
-    cohorts = found.cohorts_by_gpu.get(key.slug, [])
+def gpu_page(context: DiscoverContext, plan: GpuPlan) -> GpuPage:
+    found, factory, key, cohorts = context.found, context.factory, plan.key, plan.cohorts
     by_operation: dict[str, list[Cohort]] = {}
     for cohort in cohorts:
         by_operation.setdefault(cohort.operation, []).append(cohort)
@@ -486,14 +473,13 @@ def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
     holders: Counter = Counter()
     for cohort in cohorts:
         holders.update({row.run.implementation for row in takewhile(_first, cohort.rows)})
-    runs = found.runs_by_gpu.get(key.slug, [])
     environments = sorted(env for env, gpu in found.gpu_of_environment.items() if gpu.slug == key.slug)
     return GpuPage(
         **context.page("gpu", key.label, urls.gpu(key.slug)),
         slug=key.slug, label=key.label, product=key.product, hardware=factory.hardware_link(key.datasheet),
         architecture=context.catalog.hardware[key.datasheet].spec.architecture if key.datasheet else None,
         priority=context.priority(key.slug), environments=[factory.environment_link(env) for env in environments],
-        runs=len(runs), eligible_runs=sum(1 for run in runs if run.name not in board.reasons), records=len(cohorts),
+        runs=plan.runs, eligible_runs=plan.eligible_runs, records=len(cohorts),
         holders=[HolderCount(implementation=Link(title=factory.implementation(name).title, url=urls.implementation(name)),
                              operation=factory.operation_link(context.catalog.implementations[name].refs["operation"].name),
                              records=count)
@@ -505,7 +491,7 @@ def gpu_page(context: DiscoverContext, key: GpuKey) -> GpuPage:
         fastest_url=urls.index_for(key.slug, None)
         if key.datasheet and any(c.is_latency and c.rows and on_index(context.catalog.operations[c.operation])
                                  for c in cohorts) else None,
-        coverage=coverage, last_observed=max((run.observed_at for run in runs), default=None),
+        coverage=coverage, last_observed=plan.last_observed,
     )
 
 
@@ -530,27 +516,28 @@ def _model_cell(context: DiscoverContext, operation: str, slug: str, cohorts: li
                      groups=len(cohorts))
 
 
-def model_tasks(context: DiscoverContext, signer: RowSignatures | None = None) -> list[PageTask]:
-    """The models' list and a page per model, one task each. The list is global (the kernels'
-    models). A model's page shows, for each of its kernels and each GPU, one of the kernel's groups
-    there, chosen by the kernel's headline workload and the group's place in its workload's order
-    (which every group of the workload decides), its leader and best usable run; and each GPU it
-    shows with what the GPU's ranked groups of every kernel add up to (``gpu_entry``): signed by the
-    digest of every group of its kernels (``RowSignatures.group``) and those GPUs' entries."""
-    return [signed_page(partial(models_page, context), urls.MODELS, signer, _no_reads),
-            *(signed_page(partial(model_page, context, model), urls.model(model), signer,
-                          partial(_model_reads, context, model))
+def model_tasks(context: DiscoverContext) -> list[PageTask]:
+    """The models' list (global: the kernels' models) and a page per model (``ModelPlan``), one task each."""
+    return [PlannedPage.made(urls.MODELS, NOTHING, partial(models_page, context)),
+            *(PlannedPage(urls.model(model), partial(_model_plan, context, model), partial(model_page, context))
               for model in context.models)]
 
 
-def _no_reads(signer: RowSignatures) -> list[str]:
-    return []
+@dataclass(frozen=True)
+class ModelPlan(Plan):
+    """A model's page shows, for each of its kernels and each GPU, one of the kernel's groups there,
+    chosen by the kernel's headline workload and the group's place in its workload's order (which
+    every group of the workload decides), its leader and best usable run; and each GPU it shows
+    with what the GPU's ranked groups of every kernel add up to (``gpu_entry``)."""
+
+    model: str
+    cohorts: list[Cohort]  # every group of its kernels, each kernel's once
+    gpus: list[GpuEntry]
 
 
-def _model_reads(context: DiscoverContext, model: str, signer: RowSignatures) -> list[str | bytes]:
+def _model_plan(context: DiscoverContext, model: str) -> ModelPlan:
     cohorts = [cohort for name in dict.fromkeys(context.models[model]) for cohort in context.cohorts_by_operation.get(name, ())]
-    return [b"".join(signer.groups([c.key for c in cohorts])),
-            repr([context.gpu_entry(slug) for slug in _model_gpus(context, [c for c in cohorts if c.rows])])]
+    return ModelPlan(model, cohorts, [context.gpu_entry(slug) for slug in _model_gpus(context, [c for c in cohorts if c.rows])])
 
 
 def _model_gpus(context: DiscoverContext, ranked: list[Cohort]) -> list[str]:
@@ -562,28 +549,27 @@ def _model_gpus(context: DiscoverContext, ranked: list[Cohort]) -> list[str]:
 
 def model_pages(context: DiscoverContext) -> Iterator[ModelPage]:
     for model in context.models:
-        yield model_page(context, model)
+        yield model_page(context, _model_plan(context, model))
 
 
-def model_page(context: DiscoverContext, model: str) -> ModelPage:
-    found = context.found
+def model_page(context: DiscoverContext, plan: ModelPlan) -> ModelPage:
+    found, model = context.found, plan.model
     operations = context.models[model]
     cells: dict[tuple[str, str], list[Cohort]] = {}
-    for name in dict.fromkeys(operations):  # each kernel once, were it to name the model twice
-        for cohort in context.cohorts_by_operation.get(name, ()):
-            if cohort.rows:
-                cells.setdefault((name, found.gpu_of(cohort).slug), []).append(cohort)
-    slugs = _model_gpus(context, [cohort for cell in cells.values() for cohort in cell])
+    for cohort in plan.cohorts:
+        if cohort.rows:
+            cells.setdefault((cohort.operation, found.gpu_of(cohort).slug), []).append(cohort)
+    slugs = [entry.slug for entry in plan.gpus]
     rows = [ModelOperation(operation=context.factory.operation_link(name),
                            cells=[_model_cell(context, name, slug, cells.get((name, slug), [])) for slug in slugs])
             for name in operations]
     gaps = [f"{row.operation.title} · {found.gpu_by_slug[cell.gpu].label}" for row in rows for cell in row.cells
             if cell.cohort is None]
     return ModelPage(**context.page("model", model, urls.model(model)), slug=model,
-                     gpus=[context.gpu_entry(slug) for slug in slugs], operations=rows, gaps=gaps)
+                     gpus=plan.gpus, operations=rows, gaps=gaps)
 
 
-def models_page(context: DiscoverContext) -> ModelsPage:
+def models_page(context: DiscoverContext, plan: Nothing = NOTHING) -> ModelsPage:
     return ModelsPage(**context.page("models", "Models", urls.MODELS),
                       models=[ModelEntry(slug=model, url=urls.model(model), operations=len(names))
                               for model, names in context.models.items()])

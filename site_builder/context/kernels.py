@@ -3,20 +3,20 @@ per workload), each with its comparison groups' and runs' pages, and implementat
 in ten of a site's pages.
 
 A rebuild keeps every page of a kernel whose runs did not change without planning any of them
-(``KernelPages`` is a task signed by its kernel: ``page_signatures``); it plans the pages of the
+(``KernelPages`` is a task a rebuild signs by its kernel: ``page_signatures``); it plans the pages of the
 kernels that changed, one task per page (``KernelPages.tasks``), for the render workers to share.
 A rebuild after one changed run thus plans the pages of one kernel, not of the whole site.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cached_property, partial
 from itertools import chain
 
-from ..incremental.page_signatures import PageSignatures, SignedTask
 from ..page_views import Page
 from .catalog import CatalogIndex, implementation_page
+from .tasks import Task
 from .view_parts import ViewFactory, one_page
 from .kernel import kernel_pages, workloads_of
 
@@ -39,15 +39,18 @@ class KernelPage:
         return self.build()
 
 
-class KernelPages(SignedTask):
-    """Every page of the kernel ``operation``, as one task signed by the kernel; ``tasks`` plans
-    them, one task per page."""
+class KernelPages(Task):
+    """Every page of the kernel ``operation``, as one task (a rebuild signs it by the kernel);
+    ``tasks`` plans them, one task per page."""
 
     __slots__ = ("operation", "_plan")
 
-    def __init__(self, operation: str, plan: Callable[[], list[Builder]], sign: Callable[[], str]):
-        super().__init__(sign, lambda: chain.from_iterable(build() for build in plan()))
+    def __init__(self, operation: str, plan: Callable[[], list[Builder]]):
+        super().__init__()
         self.operation, self._plan = operation, plan
+
+    def __call__(self) -> Iterable[Page]:
+        return chain.from_iterable(build() for build in self._plan())
 
     def tasks(self) -> list[KernelPage]:
         return [KernelPage(build, self) for build in self._plan()]
@@ -65,10 +68,9 @@ class KernelPlans:
         """A plain build's tasks: one per page of every kernel."""
         return [KernelPage(build) for operation in self._operations for build in self.builders(operation)]
 
-    def signed(self, signatures: PageSignatures) -> list[KernelPages]:
-        """One task per kernel, signed by ``page_signatures.kernel``."""
-        return [KernelPages(operation, partial(self.builders, operation), partial(signatures.kernel, operation))
-                for operation in self._operations]
+    def by_kernel(self) -> list[KernelPages]:
+        """A rebuild's tasks: one per kernel, of all its pages."""
+        return [KernelPages(operation, partial(self.builders, operation)) for operation in self._operations]
 
     def builders(self, operation: str) -> list[Builder]:
         factory, index = self.factory, self.index

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property, partial
 from operator import attrgetter
 
 from .. import urls
 from ..gc_pause import paused_gc
-from ..derive.leaderboard import Cohort, is_declared
+from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.challenges import CHALLENGE_TITLES, GAP, CohortChallenge
 from ..discover.ledger import newest_first
-from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ChallengeRow, ChallengesPage, Choice, CollectionView, CoverageCell, CoverageRow, FamilyView, GapView, GroupLink, IndexPage,
     KernelSummary, Link, PageLink,
@@ -20,7 +20,8 @@ from ..page_views import (
 )
 from ..discover.gpus import slugify
 from .kernel import steady_leader
-from .view_parts import LIST_LIMIT, ViewFactory, on_index, pager, unchecked
+from .tasks import Plan, PlannedPage
+from .view_parts import LIST_LIMIT, PageTask, ViewFactory, on_index, pager, unchecked
 
 
 class IndexChoices:
@@ -187,61 +188,68 @@ class _Challenges:
         return self.by_kind[kind][(number - 1) * LIST_LIMIT:number * LIST_LIMIT]
 
 
-def challenges_tasks(factory: ViewFactory, signer: RowSignatures | None = None) -> list[Callable[[], list[ChallengesPage]]]:
+def challenges_tasks(factory: ViewFactory) -> list[PageTask]:
     """The overview (each kind capped to the most recent ``LIST_LIMIT``, linking its full list) and
     each kind's full list in pages of ``LIST_LIMIT``: no challenge is lost, and no page grows with
     the site (a large site has tens of thousands of stale records). One task a page, so
     the workers share the pages; each kind's list is sorted once per process, when first read
-    (``_Challenges``). With ``signer``, the full lists are signed by what they show
-    (``page_signatures``); the overview, whose coverage table counts every group, is built every time."""
+    (``_Challenges``). A full list's page is planned (``ChallengeListPlan``); the overview, whose
+    coverage table counts every group, is built every time."""
     board = factory.board
     challenges = _Challenges(board.cohort_challenges)
     totals = challenges.totals
 
-    def rows(found: list) -> list[ChallengeRow]:
+    def rows(kind: str, cohorts: list[Cohort]) -> list[ChallengeRow]:
         # Each row brings a group's summary and its leader's row, views without reference cycles
         # made by the thousand: the collector, left on, walked them again and again meanwhile.
         with paused_gc():
-            return [_challenge_row(factory, c.kind, board.cohorts[c.cohort]) for c in found]
+            return [_challenge_row(factory, kind, cohort) for cohort in cohorts]
 
     def overview() -> list[ChallengesPage]:
         return [ChallengesPage(
             **factory.page_fields("challenges", "Challenges", urls.CHALLENGES), **_coverage(factory),
-            groups={kind: rows(challenges.page(kind, 1)) for kind in totals}, totals=totals,
+            groups={kind: rows(kind, _cohorts(board, challenges.page(kind, 1))) for kind in totals}, totals=totals,
             full_lists={kind: urls.challenges(kind) for kind in totals})]
 
-    def full_list(kind: str, number: int, count: int) -> list[ChallengesPage]:
-        title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
-        return [ChallengesPage(
-            **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
-            gpus=[], coverage=[], gaps=[], groups={kind: rows(challenges.page(kind, number))}, totals={kind: totals[kind]},
-            page_number=number, page_count=count,
-            pages=pager(count, number, lambda n: PageLink(number=n, title=f"Page {n}", url=urls.challenges(kind, n))))]
+    def plan(kind: str, number: int, count: int) -> ChallengeListPlan:
+        return ChallengeListPlan(kind, number, totals[kind], count, _cohorts(board, challenges.page(kind, number)))
 
-    tasks: list[Callable[[], list[ChallengesPage]]] = [overview]
+    def full_list(plan: ChallengeListPlan) -> ChallengesPage:
+        kind, number, count = plan.kind, plan.number, plan.count
+        title = CHALLENGE_TITLES[kind] + (f" · page {number}" if number > 1 else "")
+        return ChallengesPage(
+            **factory.page_fields("challenges", title, urls.challenges(kind, number)), view=kind,
+            gpus=[], coverage=[], gaps=[], groups={kind: rows(kind, plan.cohorts)}, totals={kind: plan.total},
+            page_number=number, page_count=count,
+            pages=pager(count, number, lambda n: PageLink(number=n, title=f"Page {n}", url=urls.challenges(kind, n))))
+
+    tasks: list[PageTask] = [overview]
     for kind, total in totals.items():
         count = max(1, -(-total // LIST_LIMIT))
-        for number in range(1, count + 1):
-            task: Callable[[], list[ChallengesPage]] = partial(full_list, kind, number, count)
-            if signer is not None:
-                # The pager follows from the count and the number (``pager``).
-                reads = partial(_challenges_reads, signer, [kind, str(number), str(total), str(count)], challenges, kind, number)
-                task = signer.signed(reads, task, urls.challenges(kind, number))
-            tasks.append(task)
+        tasks += [PlannedPage(urls.challenges(kind, number), partial(plan, kind, number, count), full_list)
+                  for number in range(1, count + 1)]
     return tasks
 
 
-def _challenges_reads(signer: RowSignatures, shown: list[str], challenges: _Challenges, kind: str, number: int
-                      ) -> list[str | bytes]:
-    """What a challenge list's page shows, for its signature: ``shown`` (its kind, number, total
-    and pager) and its rows (``kind``'s on page ``number``). Each row is its group's summary: the
-    group's digest is all it reads of the data."""
-    return [*shown, b"".join(signer.groups(list(map(_COHORT, challenges.page(kind, number)))))]
+@dataclass(frozen=True)
+class ChallengeListPlan(Plan):
+    """A page of a challenge list: its kind, number, total and page count (its pager follows from
+    them: ``pager``) and the groups of its rows, each row its group's summary."""
+
+    kind: str
+    number: int
+    total: int
+    count: int
+    cohorts: list[Cohort]
+
+
+def _cohorts(board: Leaderboard, challenges: list[CohortChallenge]) -> list[Cohort]:
+    return [board.cohorts[challenge.cohort] for challenge in challenges]
 
 
 def _challenge_row(factory: ViewFactory, kind: str, cohort: Cohort) -> ChallengeRow:
-    """Reads the group and data every page reads, and nothing else: a challenge list is signed by
-    what ``page_signatures.RowSignatures.group`` hashes of each group it shows."""
+    """Reads the group and data every page reads, and nothing else: a challenge list's plan shows
+    its groups (``ChallengeListPlan``)."""
     # Unchecked: views already checked, made by the ten thousand on the full lists.
     return unchecked(ChallengeRow, kind=kind, operation=factory.operation_link(cohort.operation),
                      workload=factory.workload_link(cohort.workload),

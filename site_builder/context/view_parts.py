@@ -16,7 +16,6 @@ from ..derive.leaderboard import Cohort, Leaderboard, is_declared
 from ..derive.model import RunFacts
 from ..library_speedups import unchecked, unchecked_page  # noqa: F401 - views made without checks, for context/
 from ..link import Entity
-from ..incremental.page_signatures import RowSignatures
 from ..page_views import (
     ArgumentView, Availability, AxisView, CohortSummary, ComparisonView, EnvironmentRef, EnvironmentView, FloorView,
     GroupRef, HeadroomV1, ImplementationRef, ImplementationView, RunRef, Link, OperationView, Page, PageLink, ProtocolRef,
@@ -92,15 +91,6 @@ def pager(count: int, number: int, link: Callable[[int], PageLink]) -> list[Page
 
 # What builds pages when called: one page, or a few small ones.
 PageTask = Callable[[], Iterable[Page]]
-
-
-def signed_page(build: Callable[[], Page], page: str, signer: RowSignatures | None,
-                reads: Callable[[RowSignatures], Iterable[str | bytes]]) -> PageTask:
-    """A task that builds the one page ``page`` with ``build``; with ``signer``, signed by what
-    ``reads`` (given the signer) says the page shows (``RowSignatures.signed``), for a rebuild to
-    keep the page while that is unchanged."""
-    task = one_page(build)
-    return task if signer is None else signer.signed(partial(reads, signer), task, page)
 
 
 def one_page(build: Callable[[], Page]) -> Callable[[], tuple[Page]]:

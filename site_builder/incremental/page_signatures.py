@@ -19,25 +19,18 @@ change to one run thus rebuilds the pages of one kernel; a change to anything el
 So the kernel's pages are signed as one: ``kernel`` signs the task of all of them
 (``context.kernels.KernelPages``), which a rebuild keeps whole, unplanned, or plans and builds.
 
-The records ledger and the challenge lists cut across every kernel (a page of 200 rows has rows
-of a hundred kernels), so they are signed finer, by the comparison groups whose rows they show
-(``RowSignatures``). A row of a group (ledger row: ``context/finding.record_row``; challenge row:
-``factory.cohort_summary``) reads, besides the global part: the group's runs and what they
-derive within the group (ranks, record history, evidence levels, which count the group's other
-runs), the run files themselves (install labels, native metrics), what supersedes them, and two
-things derived across groups: the group's label (which depends on its sibling groups) and its
-kernel's headline workload (which decides the workload's URL). ``group`` hashes exactly these;
-what else such a page shows (which rows, in what order, its filters, counts and pager) is
-decided while planning, and the page's signature hashes that as it is.
-
-The pages of what runs of many kernels refer to (a hardware's, environment's, protocol's or
-source's page, their lists, a GPU's and a model's page and theirs) are signed the same way, by
-what each shows of those runs (``context/catalog.py``'s and ``context/finding.py``'s ``*_tasks``
-say what, page by page): a count by the count, a list of groups by their keys and labels, what a
-group's rows decide (a leader's row, the records a GPU holds) by the group's ``group`` hash, and a
-model's page, which picks one of each of its kernels' groups per GPU, by every group of those
-kernels. A run whose measurement changes, and which stays eligible, thus rebuilds its GPU's pages
-and its model's, and keeps the other GPUs' and every environment's, protocol's and source's.
+The pages that show runs of many kernels (the records ledger, the challenge lists, a hardware's,
+environment's, protocol's or source's page, their lists, a GPU's and a model's page and theirs)
+are planned pages (``context.tasks.PlannedPage``): each declares, in its plan, what it shows of
+the runs (``Shows``), and is signed by that alone (``RowSignatures.page``). A group it shows is
+hashed by ``group``: what a row of the group reads besides the global part (the group's runs and
+what they derive within the group: ranks, record history, evidence levels; the run files
+themselves: install labels, native metrics; what supersedes them) and two things derived across
+groups: the group's label (which depends on its sibling groups) and its kernel's headline
+workload (which decides the workload's URL). The rest a plan shows (counts, which rows in what
+order, filters, its pager) is hashed as its text. A run whose measurement changes, and which
+stays eligible, thus rebuilds its GPU's pages and its model's, and keeps the other GPUs' and
+every environment's, protocol's and source's (whose plans show its group by key and label only).
 
 Each entity counts by the bytes of its file (the parse cache's content key), so any edit to it,
 metadata included, changes the signature. ``tests/scale/test_incremental_build.py`` checks that
@@ -48,42 +41,21 @@ from __future__ import annotations
 
 import hashlib
 import mmap
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import compress, filterfalse
 from operator import attrgetter
+from typing import TypeVar
 
+from ..context.kernels import KernelPages
+from ..context.tasks import PlannedPage, Shows
 from ..derive.leaderboard import Cohort, Leaderboard
 from ..link import Entity
-from ..page_views import Page
 
 RUN_KIND = "BenchmarkRun"
 DIGEST_SIZE = hashlib.sha256().digest_size
 _NAME, _CONTENT_KEY = attrgetter("name"), attrgetter("document.content_key")
-
-
-class SignedTask:
-    """A page task whose pages are a function of its ``signature`` alone. The signature is worked
-    out when first asked for: a rebuild asks before it builds anything (to know what it need not
-    build), a build from scratch once the render workers are at work (``render_pool``), so the
-    hashing is not part of the planning that one core does while the other waits."""
-
-    __slots__ = ("build", "_sign", "_signature")
-
-    def __init__(self, sign: Callable[[], str], build: Callable[[], Iterable[Page]]):
-        self.build = build
-        self._sign: Callable[[], str] | None = sign
-        self._signature: str | None = None
-
-    @property
-    def signature(self) -> str:
-        if self._signature is None:
-            self._signature = self._sign()  # type: ignore[misc]
-            self._sign = None  # what it read may be freed
-        return self._signature
-
-    def __call__(self) -> Iterable[Page]:
-        return self.build()
+T = TypeVar("T")
 
 
 class PageSignatures:
@@ -136,14 +108,25 @@ class PageSignatures:
         return hashlib.sha256(f"{runs}|{operation}".encode()).hexdigest()
 
     def rows(self) -> RowSignatures:
-        """What signs the pages of rows from many groups, for one planning of the pages: it keeps
-        a digest per group (tens of thousands on a large site) until it is dropped."""
+        """What signs planned pages, for one planning of the pages: it keeps a digest per group
+        (tens of thousands on a large site) until it is dropped."""
         return RowSignatures(self, self._board)
+
+    def sign(self, tasks: list[T]) -> list[T]:
+        """``tasks`` (``context.page_tasks``), each that can be signed told how: a kernel's pages by
+        ``kernel``, a planned page by what its plan shows (``RowSignatures.page``). Signing them is
+        left for when a signature is first asked for (``render_pool``)."""
+        rows = self.rows()  # made before any render worker forks: they share its digests
+        for task in tasks:
+            if isinstance(task, KernelPages):
+                task.sign_with(partial(self.kernel, task.operation))
+            elif isinstance(task, PlannedPage):
+                task.sign_with(partial(rows.page, task))
+        return tasks
 
 
 class RowSignatures:
-    """Signatures of the pages of many kernels' groups and runs: the records ledger, the challenge
-    lists, and the pages of what runs refer to (module docstring).
+    """Signatures of the planned pages, which show many kernels' groups and runs (module docstring).
 
     Most of signing these pages is hashing groups (``group``), and a rebuild of a large site signs
     them in two processes at once (``render_pool``): a worker forked after planning, from the last
@@ -189,18 +172,15 @@ class RowSignatures:
             found = self._headlines[operation] = repr(self._board.headline_workload(self._board.catalog.operations[operation]))
         return found
 
-    def signed(self, reads: Callable[[], Iterable[str | bytes]], task: Callable[[], Iterable[Page]], page: str
-               ) -> SignedTask:
-        """``task``, marked with a signature of the global part, the page it builds (one task, one
-        page) and what ``reads`` returns when the signature is asked for: everything else its page
-        shows, as text, with ``groups`` for the groups whose rows it shows."""
-        return SignedTask(partial(self._signature, reads, page), task)
-
-    def _signature(self, reads: Callable[[], Iterable[str | bytes]], page: str) -> str:
-        digest = hashlib.sha256(f"{self._pages.shared}|{page}".encode())
-        for part in reads():
-            data = part if isinstance(part, bytes) else part.encode()
+    def page(self, task: PlannedPage) -> str:
+        """The signature of a planned page: the global part, its path, and what its plan shows
+        (``context.tasks.Shows``): its facts as they are, each of its groups by ``group``."""
+        shows: Shows = task.shows()
+        digest = hashlib.sha256(f"{self._pages.shared}|{task.page}".encode())
+        for fact in shows.facts:
+            data = fact.encode()
             digest.update(b"\0%d\0" % len(data) + data)
+        digest.update(b"".join(self.groups(shows.groups)))
         return digest.hexdigest()
 
 

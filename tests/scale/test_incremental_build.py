@@ -27,7 +27,8 @@ from site_builder.context.kernels import KernelPages
 from site_builder.derive.leaderboard import derive_leaderboard
 from site_builder.incremental.site_manifest import SiteManifest, manifest_path
 from site_builder.repository import load_catalog
-from site_builder.incremental.page_signatures import PageSignatures, SignedTask
+from site_builder.context.tasks import Task
+from site_builder.incremental.page_signatures import PageSignatures
 
 AS_OF = date(2026, 6, 30)
 
@@ -364,9 +365,8 @@ def test_a_build_from_scratch_records_the_signatures_that_planning_gives(synthet
     manifest = SiteManifest.read(manifest_path(default_cache_dir(synthetic), site))
     assert manifest is not None
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
-    signatures = PageSignatures(board, manifest.renderer)
-    tasks = page_tasks(board, "methodology", signatures)
-    planned = [task.signature for task in tasks if isinstance(task, SignedTask)]
+    tasks = PageSignatures(board, manifest.renderer).sign(page_tasks(board, "methodology", by_kernel=True))
+    planned = [task.signature for task in tasks if isinstance(task, Task)]
     kernels = [task for task in tasks if isinstance(task, KernelPages)]
     assert len(set(planned)) == len(planned) and len(kernels) > 1
     assert set(manifest.pages) == set(planned)
@@ -412,7 +412,7 @@ def test_both_ends_sign_a_share_and_the_signatures_are_planning_s(synthetic: Pat
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
 
     def signed_tasks():
-        return page_tasks(board, "methodology", PageSignatures(board, "renderer"))
+        return PageSignatures(board, "renderer").sign(page_tasks(board, "methodology", by_kernel=True))
 
     tasks, here, real = signed_tasks(), os.getpid(), render_pool._signature
 

@@ -1,9 +1,10 @@
 """Random edits to a synthetic repository: the incremental rebuild is byte-identical to a build
 from scratch (``--no-cache``), whatever was edited.
 
-The rebuild keeps pages whose signature is unchanged; each kind of page has its own rule for what
-it reads (``incremental.page_signatures`` and the ``*_reads`` of ``context``). A rule that missed an
-input would keep a stale page, and only a rebuild after that kind of edit would show it. So the
+The rebuild keeps pages whose signature is unchanged: a kernel's pages are signed by its runs, a
+page of many kernels' runs by what its plan shows (``incremental.page_signatures``,
+``context.tasks``). A page that read past its plan, or a rule that missed an input, would keep a
+stale page, and only a rebuild after that kind of edit would show it. So the
 edits here reach every kind of input: a run's timing, status, removal, a new run (faster or
 slower, later), a run superseding another, an implementation's title, a kernel's description, a
 datasheet's bandwidth (every floor on that GPU) and a run's retraction.

@@ -1,4 +1,5 @@
-"""Ledger and challenge-list pages are signed by the groups whose rows they show (``page_signatures``):
+"""Ledger and challenge-list pages are signed by what their plans show (``context.tasks``), the
+groups whose rows they show among it (``page_signatures``):
 a page whose signature is unchanged must come out byte for byte the same, and a changed run
 must leave most of these pages' signatures alone (or signing them would save nothing)."""
 
@@ -17,7 +18,8 @@ from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.context.kernels import KernelPages
 from site_builder.discover.ledger import newest_first
-from site_builder.incremental.page_signatures import RUN_KIND, PageSignatures, RowSignatures, SignedTask, _content
+from site_builder.context.tasks import PlannedPage
+from site_builder.incremental.page_signatures import RUN_KIND, PageSignatures, RowSignatures, _content
 
 from .test_incremental_build import change_one_run
 
@@ -28,10 +30,9 @@ ROW_PAGES = ("records", "challenges")
 def signed_row_pages(data: Path) -> dict[str, tuple[str, str]]:
     """Page path -> (signature, mirror) of every signed ledger and challenge-list page."""
     board = derive_leaderboard(load_catalog(data, None, cache=False), AS_OF)
-    signatures = PageSignatures(board, "renderer")
     found = {}
-    for task in page_tasks(board, "methodology", signatures):
-        if isinstance(task, SignedTask):
+    for task in PageSignatures(board, "renderer").sign(page_tasks(board, "methodology", by_kernel=True)):
+        if isinstance(task, PlannedPage):
             for page in task():
                 if page.kind in ROW_PAGES:
                     found[page.html] = (task.signature, mirror_json(page))
@@ -56,7 +57,7 @@ def test_signed_tasks_build_the_pages_of_the_plain_build(synthetic: Path) -> Non
     """A kernel's pages are one signed task (``context.kernels.KernelPages``) that plans one task
     per page: the same pages, in the same order, as the plain build's tasks."""
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
-    signed = page_tasks(board, "methodology", PageSignatures(board, "renderer"))
+    signed = page_tasks(board, "methodology", by_kernel=True)
     plain = page_tasks(board, "methodology")
     kernels = [task for task in signed if isinstance(task, KernelPages)]
     planned = [page_task for kernel in kernels for page_task in kernel.tasks()]
@@ -104,7 +105,7 @@ def test_challenge_lists_are_sorted_when_first_read_not_when_planned(synthetic: 
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
     sorts = []
     monkeypatch.setattr(site, "newest_first", lambda *args: sorts.append(args) or newest_first(*args))
-    tasks = site.challenges_tasks(ViewFactory(board), PageSignatures(board, "renderer").rows())
+    tasks = PageSignatures(board, "renderer").sign(site.challenges_tasks(ViewFactory(board)))
     assert len(tasks) > 3 and not sorts
     for task in tasks[1:]:
         assert task.signature
@@ -131,7 +132,7 @@ def test_a_group_hashed_by_a_forked_process_is_read_not_hashed_again(synthetic: 
     board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
     keys = sorted(board.cohorts)
     wanted = [PageSignatures(board, "renderer").rows().group(board.cohorts[key]) for key in keys]
-    _forked_rows = rows = PageSignatures(board, "renderer").rows()  # made before the fork, as page_tasks does
+    _forked_rows = rows = PageSignatures(board, "renderer").rows()  # made before the fork, as signing the tasks does
     try:
         with multiprocessing.get_context("fork").Pool(1) as pool:
             assert pool.apply(_hash_in_child, (keys[::2],)) == wanted[::2]
