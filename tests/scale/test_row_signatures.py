@@ -6,6 +6,7 @@ must leave most of these pages' signatures alone (or signing them would save not
 from __future__ import annotations
 
 import multiprocessing
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from site_builder.render import mirror_json
 from site_builder.repository import load_catalog
 from site_builder.context.kernels import KernelPages
 from site_builder.discover.ledger import newest_first
-from site_builder.context.tasks import PlannedPage
+from site_builder.context.tasks import Plan, PlannedPage
+from site_builder.derive.leaderboard import Cohort
 from site_builder.incremental.page_signatures import RUN_KIND, PageSignatures, RowSignatures, _content
 
 from .test_incremental_build import change_one_run
@@ -142,3 +144,26 @@ def test_a_group_hashed_by_a_forked_process_is_read_not_hashed_again(synthetic: 
     monkeypatch.setattr(rows, "group", lambda cohort: hashed.append(cohort.key) or wanted[keys.index(cohort.key)])
     assert list(rows.groups(keys)) == wanted
     assert sorted(hashed) == keys[1::2]  # the half the child hashed was read, not hashed again
+
+
+def test_a_plan_shows_each_of_its_fields_and_its_groups_by_key(synthetic: Path) -> None:
+    """``Plan.shows`` reads a plan's fields: a group, or a list of them, by key; anything else as
+    its text. A change to any field changes what it shows, and two lists of groups never run into
+    one another (a page that moved a group from one list to the other would be signed the same)."""
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    a, b, c = list(board.cohorts.values())[:3]
+
+    @dataclass(frozen=True)
+    class Example(Plan):
+        name: str
+        runs: int
+        leader: Cohort
+        first: list[Cohort]
+        second: list[Cohort]
+
+    shows = Example("x", 3, a, [a, b], [c]).shows()
+    assert list(shows.groups) == [a.key, a.key, b.key, c.key]
+    variants = [Example("y", 3, a, [a, b], [c]), Example("x", 4, a, [a, b], [c]), Example("x", 3, b, [a, b], [c]),
+                Example("x", 3, a, [a], [b, c]), Example("x", 3, a, [a, b, c], []), Example("x", 3, a, [b, a], [c])]
+    assert all(variant.shows() != shows for variant in variants)
+    assert Example("x", 3, a, [a, b], [c]).shows() == shows
