@@ -486,7 +486,7 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
         catalog.by_kind["BenchmarkRun"] = linked
     _give_digests(list(linked.values()), digest_keys, cache)
     # Second pass: references that may point forward within one kind, and checks across runs.
-    for run, ref_digests in superseding:
+    for run, ref_digests in _targets_first(superseding):
         target = linked.get(run.spec.supersedes)
         if target is None and ("runs", run.spec.supersedes) in failed:
             pass
@@ -505,6 +505,24 @@ def link(documents: list[Document], broken: Iterable[tuple[str, str]] = (),
     problems.extend(_duplicate_operations(catalog.of("OperationSpec")))
     problems.extend(_other_references(catalog, failed))
     return catalog, _in_file_order(documents, reused, reused_by_runs) + problems
+
+
+def _targets_first(superseding: list[tuple[Entity, tuple[str, ...]]]) -> list[tuple[Entity, tuple[str, ...]]]:
+    """The superseding runs, each after the run it supersedes where that one supersedes another too
+    (a chain's oldest first), otherwise in file order. A run's digest covers the digest of the run it
+    supersedes, which changes when that one's own ``supersedesDigest`` is added: taken in file order,
+    a run of a chain of re-measurements (each week superseding the last) could name its target's
+    digest from before that, one no run has."""
+    pending = {run.name: (run, ref_digests) for run, ref_digests in superseding}
+    ordered = []
+    for run, _ in superseding:
+        chain, name = [], run.name
+        while name in pending:  # down the chain to the first run not waiting for its digest
+            entry = pending.pop(name)
+            chain.append(entry)
+            name = entry[0].spec.supersedes
+        ordered.extend(reversed(chain))
+    return ordered
 
 
 _LINK_ORDER = [

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from schemas.digest import spec_digest
 from site_builder.cli import main
 from site_builder.importers.liger import import_liger, import_liger_with_outcome
 from site_builder.importers.liger_inputs import discover
@@ -103,6 +104,21 @@ def test_each_series_supersedes_its_previous_week(data_dir):
                     and run["spec"]["environment"] == "liger-bench-nvidia-h100-80gb-hbm3")
     assert series[0][2] is None
     assert [superseded for _, _, superseded in series[1:]] == [name for _, name, _ in series[:-1]]
+
+
+def test_a_run_names_the_digest_its_superseded_run_has_along_every_chain(data_dir):
+    """Each week supersedes the last: a run's ``supersedesDigest`` is the digest its target has (which
+    covers the target's own ``supersedesDigest``), whatever order the files are linked in, with the
+    parse cache or without."""
+    import_liger(FIXTURE, data_dir)
+    for cache in (False, True, True):
+        catalog = load_catalog(data_dir, None, cache=cache)
+        chained = [run for run in catalog.runs.values() if run.spec.supersedes]
+        assert sum(catalog.runs[run.spec.supersedes].spec.supersedes is not None for run in chained) > 100
+        for run in chained:
+            spec = run.manifest()["spec"]
+            assert spec["supersedesDigest"] == catalog.runs[run.spec.supersedes].digest, run.name
+            assert spec_digest("BenchmarkRun", spec) == run.digest
 
 
 def test_new_mode_provider_and_kernel_names_import(data_dir):
