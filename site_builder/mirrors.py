@@ -36,7 +36,8 @@ REFERENCES = {
            "once what its runs share: its `operation`, `workload`, `protocol`, `environment` and `sources`, and in "
            "`comparison` its summary (the group itself), leader and floor; its `comparison.rows` or `unranked` hold "
            "the run's ranking row with its implementation. The run's whole document joins the three "
-           "(site_builder/search/compare.py: run_document)",
+           "(site_builder/search/compare.py: run_document). A superseded run's `run` is null: its manifest is its "
+           "file in the data repository, with references by name where the manifest has their digests",
     "group.protocol": "the runs' BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is the "
                       "canonical manifest with digest `digest` (= run.spec.protocolDigest)",
     "group.environment": "the runs' ExecutionEnvironment: `mirror` is the environment's document, whose `manifest` "
@@ -56,8 +57,8 @@ REFERENCES = {
     "*.spec, timeline": "a chart's JSON is its data (`series`, and a timeline's `steps`): the Vega-Lite spec a "
                         "scaling chart is drawn from is in its page (script.chart-spec), and a group's charts over "
                         "time are drawn without one",
-    "seed 002 shape": "{run, protocol, environment} of a run = its `run` in its group's document, and the `manifest` "
-                      "of the documents that its group's protocol.mirror and environment.mirror name",
+    "seed 002 shape": "{run, protocol, environment} of a run not superseded = its `run` in its group's document, "
+                      "and the `manifest` of the documents that its group's protocol.mirror and environment.mirror name",
     "*.leader, group.history[].previous": "a run named by `run` and `digest`, with its implementation and value: "
                                           "its group's ranking row, and its part of the group's document, have the "
                                           "rest",
@@ -208,7 +209,7 @@ class MirrorIndex:
 def listed_documents(read: Callable[[str], Any]) -> Iterator[dict[str, Any]]:
     """Every document the API index lists, for a client that can read a site path as JSON: the
     index, then each part it names, and each group's runs as its document lists them (with the
-    fields of an index entry; a run's title is its manifest's)."""
+    fields of an index entry; a run's title is its details' ``title``)."""
     index = read(urls.API_INDEX)
     last: dict[str, Any] = {}  # a part lists groups in mirror order: a workload's groups one after another
     for kind in index["kinds"]:
@@ -227,4 +228,4 @@ def _group_runs(document: Any, mirror: str) -> Iterator[dict[str, Any]]:
     group = pointed(document, mirror.partition("#")[2])
     for name, run in group["runs"].items():
         yield {"html": urls.run(name), "kind": "run", "mirror": urls.run_mirror(mirror, name),
-               "title": run["run"]["metadata"].get("title") or name}
+               "title": run["details"]["title"]}

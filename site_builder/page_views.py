@@ -45,7 +45,9 @@ from .derive.floors import memory_floor_ns
 # parts: each group's document lists its runs. A kernel's document that holds its groups leaves out
 # ``cohorts`` and ``comparison`` (``Page.said_elsewhere``); ``selectedGroup`` names the group its
 # page ranks (issue 24).
-MIRROR_VERSION = "6.0.0"
+# 7.0.0: a superseded run in its group's document has no manifest (``GroupRun.run`` is null: it is
+# the run's file in the data repository) and every run there says its ``status`` (issue 24).
+MIRROR_VERSION = "7.0.0"
 
 
 class KeptByIdentity:
@@ -660,9 +662,22 @@ class EarlierRun(RunOwn, RunRepeated):
 class GroupRun(View):
     """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with what the group
     says once for all its runs (``RunShared``) and its ranking row, it is all its run page shows.
-    Its page is ``runs/<name>.html`` (``urls.run``), named by its key in ``runs``."""
+    Its page is ``runs/<name>.html`` (``urls.run``), named by its key in ``runs``.
 
-    run: dict[str, Any] = Field(description="the canonical BenchmarkRun manifest")
+    A superseded run's manifest is left out: it is the group's history, which its rows, its
+    measurements over time (``GroupPage.timeline``) and its own facts here say, and its manifest,
+    1.6 KB on average, was more than half of a site of Liger-Kernel's published history (73,362
+    of its 102,944 runs are superseded). The manifest is the run's file in the data repository,
+    with its references by name where the manifest has the digests of the documents they name
+    (``tests/site/test_earlier_runs.py`` checks a reader can verify the run's digest from them)."""
+
+    run: dict[str, Any] | None = Field(description=(
+        "the canonical BenchmarkRun manifest; null for a superseded run (`details.supersededBy`): its manifest is "
+        "its file in the data repository, with its references (implementation, workload, protocol, environment, "
+        "supersedes) by name; with each replaced by the digest of the document it names, its spec hashes to its "
+        "digest (its row's `digest`: RFC 8785 JSON of {apiVersion, kind, spec})"))
+    status: str = Field(description="the manifest's `spec.status` (passed, failed, …), said for every run because a "
+                                    "superseded run's manifest is not")
     details: RunOwn
 
 

@@ -147,7 +147,8 @@ def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]
     entities = [run_files[name] for name in sorted(run.name for run in cohort.runs)]
     own = [_run_own(factory, entity, superseded_by.get(entity.name), shared) for entity in entities]
     repeated = [_run_repeated(factory, entity, shared) for entity in entities]
-    runs = {entity.name: unchecked(GroupRun, run=entity.manifest(), details=details)
+    runs = {entity.name: unchecked(GroupRun, run=None if details.superseded_by else entity.manifest(),
+                                   status=entity.spec.status, details=details)
             for entity, details in zip(entities, own)}
     earlier = sorted((unchecked(EarlierRun, **details.__dict__, **also.__dict__)
                       for details, also in zip(own, repeated) if details.superseded_by),

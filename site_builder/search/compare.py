@@ -47,23 +47,25 @@ def _canonical(value: Any) -> str:
 
 def _fields(mirror: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """Field -> (identity, label) for one run mirror."""
-    details, spec = mirror["details"], mirror["run"]["spec"]
+    # The protocol and environment by the digests their group gives, which every run of the group
+    # names in its manifest: a superseded run's manifest is not in its group's document.
+    details = mirror["details"]
     row, cohort = details["row"], details["cohort"]
-    protocol = details["protocol"]
+    protocol, environment = details["protocol"], details["environment"]
     timed = protocol.get("timedPass")
     value = row["value"]
     return {
         "operation": (details["operation"]["url"], details["operation"]["title"]),
         "workload": (details["workload"]["digest"], details["workload"]["label"]),
-        "protocol": (spec["protocolDigest"], protocol["title"] + (f" ({timed})" if timed else "")),
-        "environment": (spec["environmentDigest"], details["environment"]["title"]),
+        "protocol": (protocol["digest"], protocol["title"] + (f" ({timed})" if timed else "")),
+        "environment": (environment["digest"], environment["title"]),
         "correctness": (_canonical(details["workload"]["correctness"]),
                         str(details["workload"]["correctness"].get("comparator", "—"))),
         "metric": (cohort["metric"] or "none", cohort["metric"] or "none"),
         "comparisonKey": (cohort["key"], cohort["key"][:23] + "…"),
         "implementation": (details["implementation"]["name"], details["implementation"]["title"]),
         "gpu": (cohort["gpu"], cohort["gpu"]),
-        "status": (spec["status"], spec["status"]),
+        "status": (details["status"], details["status"]),
         "evidence": (row["evidence"], row["evidence"]),
         "observedAt": (row["observedAt"], row["observedAt"][:10]),
         "value": (_canonical(value), "—" if value is None else f"{_number(value)} {row['unit'] or ''}".strip()),
@@ -98,18 +100,18 @@ _GROUP_REF = ("key", "label", "url", "gpu", "metric", "ranked", "runs")
 
 
 def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
-    """The run ``name``'s document from its group's: ``html`` (its page, runs/<name>.html), ``run`` (its manifest)
-    and ``details``: what the group says once for all its runs (its operation, workload,
-    protocol, environment, sources, leader and floor, and itself as ``cohort``), the run's own
-    details, and its ranking row (in ``comparison.rows`` or ``unranked``) as ``row``, with the
-    row's ``implementation``, ``run`` name and ``digest``."""
+    """The run ``name``'s document from its group's: ``html`` (its page, runs/<name>.html), ``run`` (its manifest;
+    null for a superseded run) and ``details``: what the group says once for all its runs (its
+    operation, workload, protocol, environment, sources, leader and floor, and itself as
+    ``cohort``), the run's own details and ``status``, and its ranking row (in ``comparison.rows``
+    or ``unranked``) as ``row``, with the row's ``implementation``, ``run`` name and ``digest``."""
     run = group["runs"][name]
     comparison = group["comparison"]
     row = next(row for row in comparison["rows"] + comparison["unranked"] if row["run"] == name)
     shared = {key: pointed(group, "/" + "/".join(path)) for key, path in _GROUP_SAYS.items()}
     shared["cohort"] = {key: comparison["summary"][key] for key in _GROUP_REF}
     return {"html": urls.run(name), "run": run["run"],
-            "details": {**shared, **run["details"], "name": name, "digest": row["digest"], "row": row,
+            "details": {**shared, **run["details"], "name": name, "status": run["status"], "digest": row["digest"], "row": row,
                         "implementation": row["implementation"]}}
 
 

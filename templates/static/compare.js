@@ -32,20 +32,21 @@
   function number(value) { return String(value); }
 
   function fields(mirror) {
-    var details = mirror.details, spec = mirror.run.spec, row = details.row, cohort = details.cohort;
+    // The protocol and environment by the digests their group gives (compare.py's _fields).
+    var details = mirror.details, row = details.row, cohort = details.cohort;
     var protocol = details.protocol, timed = protocol.timedPass, value = row.value;
     var correctness = details.workload.correctness;
     return {
       operation: [details.operation.url, details.operation.title],
       workload: [details.workload.digest, details.workload.label],
-      protocol: [spec.protocolDigest, protocol.title + (timed ? " (" + timed + ")" : "")],
-      environment: [spec.environmentDigest, details.environment.title],
+      protocol: [protocol.digest, protocol.title + (timed ? " (" + timed + ")" : "")],
+      environment: [details.environment.digest, details.environment.title],
       correctness: [canonical(correctness), String(correctness.comparator !== undefined ? correctness.comparator : "—")],
       metric: [cohort.metric || "none", cohort.metric || "none"],
       comparisonKey: [cohort.key, cohort.key.slice(0, 23) + "…"],
       implementation: [details.implementation.name, details.implementation.title],
       gpu: [cohort.gpu, cohort.gpu],
-      status: [spec.status, spec.status],
+      status: [details.status, details.status],
       evidence: [row.evidence, row.evidence],
       observedAt: [row.observedAt, row.observedAt.slice(0, 10)],
       value: [canonical(value), value === null ? "—" : (number(value) + " " + (row.unit || "")).trim()]
@@ -146,8 +147,8 @@
   var GROUP_REF = ["key", "label", "url", "gpu", "metric", "ranked", "runs"];
 
   // A run's document from its group's: what the group says once for all its runs, the run's own
-  // details, and its ranking row with the row's implementation, name and digest (compare.py's
-  // run_document).
+  // details and status, and its ranking row with the row's implementation, name and digest
+  // (compare.py's run_document). A superseded run's manifest (run.run) is null.
   function runDocument(group, name) {
     var run = group.runs[name];
     if (!run) throw new Error("group " + group.html + " has no run " + name);
@@ -161,6 +162,7 @@
     GROUP_REF.forEach(function (key) { details.cohort[key] = comparison.summary[key]; });
     Object.keys(run.details).forEach(function (key) { details[key] = run.details[key]; });
     details.name = name;
+    details.status = run.status;
     details.digest = row.digest;
     details.row = row;
     details.implementation = row.implementation;

@@ -4,6 +4,7 @@ and its own page leads there instead of repeating the group's facts. Built from 
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 import shutil
@@ -16,8 +17,10 @@ from bs4 import BeautifulSoup
 from site_builder.build import build_site
 from site_builder.formatting import measure
 from site_builder.importers.liger import import_liger
+from schemas.digest import canonical_json
 from site_builder.importers.output import read_document
-from tests.run_json import mirror_of
+from site_builder.search.compare import compare_runs
+from tests.run_json import mirror_of, read_run
 from tests.run_json import read_document as read_mirror
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,3 +160,32 @@ def test_a_chart_over_time_draws_a_dot_for_each_row_of_its_table(history):
         legend = [t.get_text() for t in section.select("figure svg > text")]
         assert [th.get_text() for th in section.select("table.chart-data th[scope=rowgroup]")] == legend
     assert checked
+
+
+def test_a_superseded_run_s_json_leaves_its_manifest_to_its_file_which_its_digest_verifies(history):
+    """A superseded run's entry in its group's JSON has no manifest (``GroupRun.run`` is null) but says
+    its status; its file in the data repository has its spec with references by name: with each
+    replaced by the digest of the document it names, as the site's JSON gives them, the spec hashes
+    (as a digest does: ``{apiVersion, kind, spec}``) to the digest its row gives. A compare of it
+    with its successor still lines the two up."""
+    site, runs = history
+    superseded_by = {run["spec"]["supersedes"]: name for name, run in runs.items() if run["spec"].get("supersedes")}
+    for name in sorted(superseded_by)[::10]:
+        document = read_run(site, name)
+        assert document["run"] is None and document["details"]["status"] == runs[name]["spec"]["status"]
+        details = document["details"]
+        spec = dict(runs[name]["spec"])
+        named = {"workloadDigest": details["workload"]["digest"], "protocolDigest": details["protocol"]["digest"],
+                 "environmentDigest": details["environment"]["digest"],
+                 "implementationDigest": read_mirror(site, f"api/v1/implementations/{spec['implementation']}.json")["digest"]}
+        if spec.get("supersedes"):
+            named["supersedesDigest"] = read_run(site, spec["supersedes"])["details"]["digest"]
+        for reference in ("workload", "protocol", "environment", "implementation", "supersedes"):
+            spec.pop(reference, None)
+        identity = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "spec": {**spec, **named}}
+        assert "sha256:" + hashlib.sha256(canonical_json(identity).encode()).hexdigest() == details["digest"], name
+        newer = read_run(site, superseded_by[name])
+        result = compare_runs([document, newer])
+        assert result["comparable"] and result["ranking"] is None  # one group; a superseded run is not ranked
+        status = next(field for field in result["fields"] if field["name"] == "status")
+        assert status["values"] == [document["details"]["status"], newer["details"]["status"]]
