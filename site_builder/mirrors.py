@@ -35,7 +35,8 @@ REFERENCES = {
            "api/v1/runs/by-digest/ finds a run by its digest. The group says "
            "once what its runs share: its `operation`, `workload`, `protocol`, `environment` and `sources`, and in "
            "`comparison` its summary (the group itself), leader and floor; its `comparison.rows` or `unranked` hold "
-           "the run's ranking row with its implementation. The run's whole document joins the three "
+           "the run's ranking row with its implementation; its `correctness` is null where it is the group's "
+           "`correctness`, which every run of the group shares then. The run's whole document joins the three "
            "(site_builder/search/compare.py: run_document). A superseded run's `run` is null: its manifest is its "
            "file in the data repository, with references by name where the manifest has their digests",
     "group.protocol": "the runs' BenchmarkProtocol: `mirror` is the protocol's document, whose `manifest` is the "

@@ -46,7 +46,8 @@ from .derive.floors import memory_floor_ns
 # ``cohorts`` and ``comparison`` (``Page.said_elsewhere``); ``selectedGroup`` names the group its
 # page ranks (issue 24).
 # 7.0.0: a superseded run in its group's document has no manifest (``GroupRun.run`` is null: it is
-# the run's file in the data repository) and every run there says its ``status`` (issue 24).
+# the run's file in the data repository) and every run there says its ``status``; a correctness
+# check all of a group's runs share is said once, by the group (``GroupPage.correctness``) (issue 24).
 MIRROR_VERSION = "7.0.0"
 
 
@@ -659,6 +660,13 @@ class EarlierRun(RunOwn, RunRepeated):
     many times (73,362 of the 102,944 runs of Liger-Kernel's published history are superseded)."""
 
 
+class GroupRunOwn(RunOwn):
+    """A run's own facts in its group's document: its correctness check is left to the group's
+    where every run of the group says the same (``GroupPage.correctness``)."""
+
+    correctness: CorrectnessView | None = Field(description="null where it is its group's `correctness`")
+
+
 class GroupRun(View):
     """A run in its group's document, at ``runs/<name>`` (``urls.run_mirror``): with what the group
     says once for all its runs (``RunShared``) and its ranking row, it is all its run page shows.
@@ -678,7 +686,7 @@ class GroupRun(View):
         "digest (its row's `digest`: RFC 8785 JSON of {apiVersion, kind, spec})"))
     status: str = Field(description="the manifest's `spec.status` (passed, failed, …), said for every run because a "
                                     "superseded run's manifest is not")
-    details: RunOwn
+    details: GroupRunOwn
 
 
 class RunPage(Page):
@@ -778,6 +786,9 @@ class GroupPage(Page):
     protocol: ProtocolRef = Field(description="the runs' protocol, by digest and mirror")
     environment: EnvironmentRef = Field(description="the runs' environment, by digest and mirror")
     sources: dict[str, SourceLink] = Field(description="the sources the runs were published by, by name")
+    correctness: CorrectnessView | None = Field(default=None, description=(
+        "the correctness check of every run of the group, where all say the same (each run's `details.correctness` "
+        "is then null); null where they differ"))
     runs: dict[str, GroupRun] = Field(description="each run of the group by name: its manifest and own facts "
                                                   "(a run's mirror is `runs/<name>` under this group's)")
     earlier: list[EarlierRun] = Field(default_factory=list, exclude=True, description=(

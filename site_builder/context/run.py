@@ -10,7 +10,7 @@ from ..derive.leaderboard import Cohort
 from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
-    ArtifactView, AttestationView, Citation, CorrectnessView, EarlierRun, GroupPage, GroupRun, MeasurementView,
+    ArtifactView, AttestationView, Citation, CorrectnessView, EarlierRun, GroupPage, GroupRun, GroupRunOwn, MeasurementView,
     RecordEventView, RunDetails, RunOwn, RunPage, RunRepeated, RunShared,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
@@ -147,19 +147,28 @@ def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]
     entities = [run_files[name] for name in sorted(run.name for run in cohort.runs)]
     own = [_run_own(factory, entity, superseded_by.get(entity.name), shared) for entity in entities]
     repeated = [_run_repeated(factory, entity, shared) for entity in entities]
+    checks = {details.correctness for details in own}
+    correctness = next(iter(checks)) if len(checks) == 1 else None  # said once, by the group
     runs = {entity.name: unchecked(GroupRun, run=None if details.superseded_by else entity.manifest(),
-                                   status=entity.spec.status, details=details)
+                                   status=entity.spec.status, details=_group_run_own(details, correctness))
             for entity, details in zip(entities, own)}
     earlier = sorted((unchecked(EarlierRun, **details.__dict__, **also.__dict__)
                       for details, also in zip(own, repeated) if details.superseded_by),
                      key=lambda run: (run.row.observed_at, run.name), reverse=True)
-    group = _group_page(factory, cohort, siblings, shared, runs, earlier, mirror)
+    group = _group_page(factory, cohort, siblings, shared, runs, earlier, mirror, correctness)
     return group, [_run_page(factory, entity, details, also, shared, urls.run_mirror(mirror, entity.name))
                    for entity, details, also in zip(entities, own, repeated)]
 
 
+def _group_run_own(own: RunOwn, group_says: CorrectnessView | None) -> GroupRunOwn:
+    """The run's own facts as its group's document holds them: without the correctness check the group says."""
+    fields = own.__dict__
+    return unchecked(GroupRunOwn, **{**fields, "correctness": None if group_says is not None else fields["correctness"]})
+
+
 def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], shared: RunShared,
-                runs: dict[str, GroupRun], earlier: list[EarlierRun], mirror: str) -> GroupPage:
+                runs: dict[str, GroupRun], earlier: list[EarlierRun], mirror: str,
+                correctness: CorrectnessView | None) -> GroupPage:
     workload = factory.workload_ref(cohort.workload)
     operation = factory.operation_link(cohort.operation)
     fields = factory.page_fields("group", f"{operation.title} · {workload.label} · {cohort.label}", urls.group(cohort.key))
@@ -178,6 +187,7 @@ def _group_page(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort], sh
         protocol=shared.protocol,
         environment=shared.environment,
         sources=shared.sources,
+        correctness=correctness,
         runs=runs,
         earlier=earlier,
     )

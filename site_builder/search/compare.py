@@ -103,15 +103,18 @@ def run_document(group: dict[str, Any], name: str) -> dict[str, Any]:
     """The run ``name``'s document from its group's: ``html`` (its page, runs/<name>.html), ``run`` (its manifest;
     null for a superseded run) and ``details``: what the group says once for all its runs (its
     operation, workload, protocol, environment, sources, leader and floor, and itself as
-    ``cohort``), the run's own details and ``status``, and its ranking row (in ``comparison.rows``
+    ``cohort``), the run's own details (its correctness check the group's where the group says it)
+    and ``status``, and its ranking row (in ``comparison.rows``
     or ``unranked``) as ``row``, with the row's ``implementation``, ``run`` name and ``digest``."""
     run = group["runs"][name]
     comparison = group["comparison"]
     row = next(row for row in comparison["rows"] + comparison["unranked"] if row["run"] == name)
     shared = {key: pointed(group, "/" + "/".join(path)) for key, path in _GROUP_SAYS.items()}
     shared["cohort"] = {key: comparison["summary"][key] for key in _GROUP_REF}
+    # A correctness check all of the group's runs share is the group's to say (each run's is then null).
+    own = {**run["details"], "correctness": run["details"]["correctness"] or group["correctness"]}
     return {"html": urls.run(name), "run": run["run"],
-            "details": {**shared, **run["details"], "name": name, "status": run["status"], "digest": row["digest"], "row": row,
+            "details": {**shared, **own, "name": name, "status": run["status"], "digest": row["digest"], "row": row,
                         "implementation": row["implementation"]}}
 
 

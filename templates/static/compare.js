@@ -161,6 +161,8 @@
     details.cohort = {};
     GROUP_REF.forEach(function (key) { details.cohort[key] = comparison.summary[key]; });
     Object.keys(run.details).forEach(function (key) { details[key] = run.details[key]; });
+    // A correctness check all of the group's runs share is the group's to say (each run's is then null).
+    details.correctness = run.details.correctness || group.correctness;
     details.name = name;
     details.status = run.status;
     details.digest = row.digest;

@@ -5,6 +5,7 @@ and its own page leads there instead of repeating the group's facts. Built from 
 from __future__ import annotations
 
 import hashlib
+import json
 import posixpath
 import re
 import shutil
@@ -19,7 +20,7 @@ from site_builder.formatting import measure
 from site_builder.importers.liger import import_liger
 from schemas.digest import canonical_json
 from site_builder.importers.output import read_document
-from site_builder.search.compare import compare_runs
+from site_builder.search.compare import compare_runs, run_document
 from tests.run_json import mirror_of, read_run
 from tests.run_json import read_document as read_mirror
 
@@ -189,3 +190,21 @@ def test_a_superseded_run_s_json_leaves_its_manifest_to_its_file_which_its_diges
         assert result["comparable"] and result["ranking"] is None  # one group; a superseded run is not ranked
         status = next(field for field in result["fields"] if field["name"] == "status")
         assert status["values"] == [document["details"]["status"], newer["details"]["status"]]
+
+
+def test_a_correctness_check_every_run_of_a_group_shares_is_said_once_by_the_group(history):
+    site, _ = history
+    held = [group for path in sorted((site / "api/v1/kernels").rglob("*.json"))
+            for group in json.loads(path.read_text(encoding="utf-8")).get("groups", {}).values()]
+    groups = held + [json.loads(path.read_text(encoding="utf-8")) for path in sorted((site / "api/v1/groups").glob("*.json"))]
+    said = 0
+    for group in groups:
+        own = [run["details"]["correctness"] for run in group["runs"].values()]
+        if group["correctness"] is not None:
+            said += 1
+            assert own == [None] * len(own)
+        else:
+            assert None not in own and len({json.dumps(check, sort_keys=True) for check in own}) > 1
+        for name in group["runs"]:
+            assert run_document(group, name)["details"]["correctness"] == (group["correctness"] or group["runs"][name]["details"]["correctness"])
+    assert said > len(groups) / 2  # one source's history: its runs are checked alike
