@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from site_builder import urls
 from site_builder.search.compare import pointed, run_at, run_document
@@ -26,6 +28,22 @@ def read_document(site: Path, mirror: str) -> dict:
     """The document at a mirror path (``api/v1/….json``, with a ``#/…`` JSON Pointer or without)."""
     path, _, pointer = mirror.partition("#")
     return pointed(json.loads((site / path).read_text(encoding="utf-8")), pointer)
+
+
+def document_reader(site: Path) -> Callable[[str], dict]:
+    """``read_document`` for a walk over many documents of ``site`` in the API index's order
+    (``mirrors.listed_documents``): a group's runs follow it, in its workload's mirror, so the file
+    last read is kept rather than parsed again for each of them."""
+    last: dict[str, Any] = {}
+
+    def read(mirror: str) -> dict:
+        path, _, pointer = mirror.partition("#")
+        if path not in last:
+            last.clear()
+            last[path] = json.loads((site / path).read_text(encoding="utf-8"))
+        return pointed(last[path], pointer)
+
+    return read
 
 
 def read_run(site: Path, name: str) -> dict:

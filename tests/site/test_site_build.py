@@ -22,7 +22,7 @@ from site_builder.build import build_site
 from site_builder.mirrors import listed_documents
 from tests.browser.sitemap import resolve
 from tests.bundled import bundled_data
-from tests.run_json import mirror_of, read_document, read_run
+from tests.run_json import document_reader, mirror_of, read_run
 from tests.scratch import scratch_folder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -310,8 +310,9 @@ def test_every_mirror_validates_against_its_schema(site):
     assert {entry["kind"] for entry in parts_of} == {"group", "run"}
     schemas = len(validators) + 2  # and the schemas of the index and of its parts
     assert len(files) == sum(1 for _ in (site / "api/v1").rglob("*.json")) - schemas - 1 - len(parts)
+    read_document = document_reader(site)
     for entry in documents:
-        document = read_document(site, entry["mirror"])
+        document = read_document(entry["mirror"])
         errors = sorted(validators[entry["kind"]].iter_errors(document), key=lambda e: e.path)
         assert not errors, f"{entry['mirror']}: {errors[0].message} at {list(errors[0].path)}"
         assert (site / entry["html"]).is_file()
@@ -361,7 +362,10 @@ def test_a_groups_document_holds_each_of_its_runs_whole(site):
         for name, run in group["runs"].items():
             document = run_document(group, name)
             assert shown - {"measurements", "cite"} <= set(document["details"]), name  # those two: from the manifest
-            assert document["details"]["cohort"]["url"] == group["html"] and run["run"]["metadata"]["name"] == name
+            assert document["details"]["cohort"]["url"] == group["html"] and document["details"]["correctness"]
+            # A superseded run's manifest is its data file (``GroupRun.run``).
+            assert (run["run"] is None) == bool(run["details"]["supersededBy"])
+            assert run["run"] is None or run["run"]["metadata"]["name"] == name
 
 
 def test_no_group_ranks_two_kernels(site):
@@ -532,12 +536,14 @@ def test_a_group_of_one_run_is_shown_on_its_runs_page(site):
     """A group's page leads to its run's page exactly when the group has one run (that nothing
     supersedes), and that run page then explains the floors in full and links no group page."""
     alone = full = 0
-    for path in sorted((site / "groups").glob("*.html")):
-        page = f"groups/{path.name}"
-        group = read_document(site, mirror_of(site, page))
-        refresh = soup(site, page).find("meta", attrs={"http-equiv": "refresh"})
+    mirrors = sorted((mirror_of(site, f"groups/{path.name}"), f"groups/{path.name}") for path in (site / "groups").glob("*.html"))
+    read_document = document_reader(site)  # in mirror order: a workload's groups one after another
+    for mirror, page in mirrors:
+        group = read_document(mirror)
+        shown = soup(site, page)
+        refresh = shown.find("meta", attrs={"http-equiv": "refresh"})
         if len(group["runs"]) != 1 or group["runs"][next(iter(group["runs"]))]["details"]["supersededBy"]:
-            assert refresh is None and soup(site, page).select_one("section[aria-labelledby=ranking-title]"), page
+            assert refresh is None and shown.select_one("section[aria-labelledby=ranking-title]"), page
             full += 1
             continue
         (name,) = group["runs"]
