@@ -208,3 +208,19 @@ def test_a_correctness_check_every_run_of_a_group_shares_is_said_once_by_the_gro
         for name in group["runs"]:
             assert run_document(group, name)["details"]["correctness"] == (group["correctness"] or group["runs"][name]["details"]["correctness"])
     assert said > len(groups) / 2  # one source's history: its runs are checked alike
+
+
+def test_a_record_of_memory_is_less_not_faster(history):
+    """A record history's improvement says what improved: time (faster) or memory (less). (The
+    fixture's memory series set one record each; Liger's whole history has memory records broken.)"""
+    site, _ = history
+    said = {"faster": 0, "less": 0}
+    for _, _, section in group_sections(site, "history-title"):
+        for row in section.select("table.history tbody tr"):
+            cells = row.find_all("td")
+            if cells[-1].get_text() == "–":
+                continue
+            word = cells[-1].get_text().split()[-1]
+            assert word == ("less" if cells[2].get_text().endswith("MiB") else "faster"), words(row)
+            said[word] += 1
+    assert said["faster"]
