@@ -275,6 +275,8 @@ def source_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage]
 
 @dataclass(frozen=True)
 class SourcePlan(Plan):
+    """A source's page shows how many runs it published and the kernels they are of."""
+
     name: str
     runs: int
     published: list[str]  # the kernels it published runs of
@@ -311,6 +313,8 @@ def listing_tasks(factory: ViewFactory, index: CatalogIndex) -> list[PlannedPage
 
 @dataclass(frozen=True)
 class ListingPlan(Plan):
+    """A list page shows how many runs refer to each of its items."""
+
     section: str
     counts: dict[str, int]  # runs by item, in order of name
 

@@ -61,8 +61,11 @@ class Plan:
 
 
 class Task:
-    """A page task: called, it builds its pages. ``signature`` is None until a rebuild's signing
-    sets how to work it out (``sign_with``); it is worked out when first asked for."""
+    """A page task: called, it builds its pages. ``signature`` is None until the build's signing
+    sets how to work it out (``sign_with``), and is worked out when first asked for: a rebuild asks
+    before it builds anything (to know what it need not build), a build from scratch once the
+    render workers are at work (``render_pool``), so hashing is not part of the planning that one
+    core does while the other waits."""
 
     __slots__ = ("_sign", "_signature")
 
