@@ -143,8 +143,9 @@ class Leaderboard:
 
     def headline_workload(self, operation: Entity) -> str | None:
         """The workload a kernel page opens on: the declared one, else the one with most eligible runs,
-        else (no run may be ranked: all failed, or all beat the floor) the one with most runs, so a
-        kernel with runs always has its page."""
+        else (no run may be ranked: all failed, or all beat the floor) the one with most runs, else
+        (workloads declared, none measured yet) the first by name: a kernel with workloads always
+        has its page, which the index, search and GPU pages link."""
         if operation.metadata.headlineWorkload:
             return operation.metadata.headlineWorkload
         counts: dict[str, int] = {}
@@ -154,7 +155,10 @@ class Leaderboard:
             if run.name not in self.reasons:
                 counts[run.workload] = counts.get(run.workload, 0) + 1
         counts = counts or every
-        return min(counts, key=lambda name: (-counts[name], name)) if counts else None
+        if counts:
+            return min(counts, key=lambda name: (-counts[name], name))
+        return min((name for name, workload in self.catalog.workloads.items()
+                    if workload.refs["operation"].name == operation.name), default=None)
 
     # -- history over time -----------------------------------------------------------------------
     @cached_property

@@ -167,3 +167,21 @@ def test_a_plan_shows_each_of_its_fields_and_its_groups_by_key(synthetic: Path) 
                 Example("x", 3, a, [a], [b, c]), Example("x", 3, a, [a, b, c], []), Example("x", 3, a, [b, a], [c])]
     assert all(variant.shows() != shows for variant in variants)
     assert Example("x", 3, a, [a, b], [c]).shows() == shows
+
+
+def test_a_kernel_with_workloads_but_no_run_yet_has_its_page(synthetic: Path) -> None:
+    """A kernel whose workloads nobody has measured yet still has a page at its address (its first
+    workload's), which the index, search and GPU pages link."""
+    from site_builder import urls
+    from site_builder.build import build_site
+
+    board = derive_leaderboard(load_catalog(synthetic, None, cache=False), AS_OF)
+    operation = sorted(board.operation_runs)[0]
+    for run in board.operation_runs[operation]:
+        Path(board.catalog.runs[run.name].document.file).unlink()
+    kernel = Path(board.catalog.operations[operation].document.file)  # no headline workload declared either
+    kernel.write_text("".join(line for line in kernel.read_text().splitlines(keepends=True)
+                              if not line.strip().startswith("headlineWorkload:")))
+    site = synthetic.parent / "site"
+    build_site(synthetic, site, AS_OF, cache=False)
+    assert (site / urls.kernel(operation)).is_file()
