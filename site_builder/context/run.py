@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
 
 from .. import urls
 from ..charts import history_chart
@@ -11,10 +12,12 @@ from ..formatting import day, measure
 from ..link import Entity
 from ..page_views import (
     ArtifactView, AttestationView, Citation, CorrectnessView, EarlierRun, GroupPage, GroupRun, GroupRunOwn, MeasurementView,
-    RecordEventView, RunDetails, RunOwn, RunPage, RunRepeated, RunShared,
+    RecordEventView, RunDetails, RunOwn, RunPage, RunRepeated, RunShared, View,
 )
 from .view_parts import ViewFactory, as_float, unchecked, unchecked_page
 from .timeline_view import timeline_view
+
+V = TypeVar("V", bound=View)
 
 # Timing statistics in the order a reader scans them.
 LATENCY_STATISTICS = ("median", "mean", "p20", "p80", "minimum", "maximum")
@@ -81,8 +84,7 @@ def _run_title(entity: Entity, implementation, shared: RunShared) -> str:
 def _run_page(factory: ViewFactory, entity: Entity, own: RunOwn, repeated: RunRepeated, shared: RunShared,
               mirror: str) -> RunPage:
     implementation = factory.implementation(factory.board.runs[entity.name].implementation)
-    parts = {**shared.__dict__, **own.__dict__, **repeated.__dict__}
-    details = unchecked(RunDetails, **{name: parts[name] for name in RunDetails.model_fields})
+    details = _joined(RunDetails, shared, own, repeated)
     fields = factory.page_fields("run", _run_title(entity, implementation, shared), urls.run(entity.name))
     fields["mirror"] = mirror  # its part of its group's JSON (``urls.run_mirror``)
     return unchecked_page(RunPage, **fields, run=entity.manifest(), details=details)
@@ -152,18 +154,21 @@ def _group_and_runs(factory: ViewFactory, cohort: Cohort, siblings: list[Cohort]
     runs = {entity.name: unchecked(GroupRun, run=None if details.superseded_by else entity.manifest(),
                                    status=entity.spec.status, details=_group_run_own(details, correctness))
             for entity, details in zip(entities, own)}
-    earlier = sorted((_earlier_run({**details.__dict__, **also.__dict__})
-                      for details, also in zip(own, repeated) if details.superseded_by),
+    earlier = sorted((_joined(EarlierRun, details, also) for details, also in zip(own, repeated) if details.superseded_by),
                      key=lambda run: (run.row.observed_at, run.name), reverse=True)
     group = _group_page(factory, cohort, siblings, shared, runs, earlier, mirror, correctness)
     return group, [_run_page(factory, entity, details, also, shared, urls.run_mirror(mirror, entity.name))
                    for entity, details, also in zip(entities, own, repeated)]
 
 
-def _earlier_run(parts: dict) -> EarlierRun:
-    """A superseded run's entry on its group's page, its fields in the model's order, as checking
-    them would make it (``tests/site/test_unchecked_views.py``)."""
-    return unchecked(EarlierRun, **{name: parts[name] for name in EarlierRun.model_fields})
+def _joined(cls: type[V], *parts: View) -> V:
+    """A view made of the fields of others (a run page's details: its group's, its own and its
+    row's; an earlier run's: its own and its row's), in the model's order, as checking them would
+    make it (``tests/site/test_unchecked_views.py``)."""
+    fields: dict = {}
+    for part in parts:
+        fields.update(part.__dict__)
+    return unchecked(cls, **{name: fields[name] for name in cls.model_fields})
 
 
 def _group_run_own(own: RunOwn, group_says: CorrectnessView | None) -> GroupRunOwn:
